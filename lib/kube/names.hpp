@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Kubernetes name and label rules (k8s.io/apimachinery/pkg/util/validation). Each function
+// returns the list of violation messages, empty when valid, with Kubernetes' exact texts
+// (e.g. `a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-',
+// and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex
+// used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace trainer::detail {
+
+using Messages = std::vector<std::string>;
+
+/// `IsDNS1123Label`: <= 63 chars, `[a-z0-9]([-a-z0-9]*[a-z0-9])?`.
+[[nodiscard]] Messages is_dns1123_label(std::string_view value);
+/// `IsDNS1123Subdomain`: <= 253 chars, dot-separated DNS-1123 labels.
+[[nodiscard]] Messages is_dns1123_subdomain(std::string_view value);
+/// `IsDNS1035Label`: <= 63 chars, `[a-z]([-a-z0-9]*[a-z0-9])?`.
+[[nodiscard]] Messages is_dns1035_label(std::string_view value);
+/// `IsQualifiedName`: label keys and annotation keys, `[prefix/]name`.
+[[nodiscard]] Messages is_qualified_name(std::string_view value);
+/// `IsValidLabelValue`: <= 63 chars, empty or `(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?`.
+[[nodiscard]] Messages is_valid_label_value(std::string_view value);
+/// `IsCIdentifier`: `[A-Za-z_][A-Za-z0-9_]*`.
+[[nodiscard]] Messages is_c_identifier(std::string_view value);
+/// `IsEnvVarName`: `[-._a-zA-Z][-._a-zA-Z0-9]*` and not `.`/`..`/starting with `..`.
+[[nodiscard]] Messages is_env_var_name(std::string_view value);
+/// `IsDomainPrefixedPath`: `<DNS-1123 subdomain>/<path of RFC 3986 path chars>`, as Kubeflow's
+/// runtime-patch manager rule uses it.
+[[nodiscard]] Messages is_domain_prefixed_path(std::string_view value);
+
+}  // namespace trainer::detail
