@@ -20,12 +20,12 @@ namespace trainer {
 /// names the limit; nothing is allocated in proportion to what the limit refuses.
 struct DecodeOptions {
   std::size_t max_document_bytes = std::size_t{4} << 20U;  ///< whole input text, 4 MiB
-  std::size_t max_depth = 100;        ///< nesting of maps/sequences (arrays/objects)
-  std::size_t max_documents = 1000;   ///< documents in one YAML stream
+  std::size_t max_depth = 100;       ///< nesting of maps/sequences (arrays/objects)
+  std::size_t max_documents = 1000;  ///< documents in one YAML stream
   /// Total nodes (scalars + collections) produced after alias expansion, over the whole stream.
   /// Bounds "billion laughs" documents.
   std::size_t max_nodes = 1000000;
-  std::size_t max_aliases = 10000;    ///< alias (`*name`) references in the stream
+  std::size_t max_aliases = 10000;  ///< alias (`*name`) references in the stream
 };
 
 enum class Format { kYaml, kJson };

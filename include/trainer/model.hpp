@@ -110,8 +110,8 @@ struct PodSpecPatch {
   std::vector<LocalObjectReference> image_pull_secrets;
   std::optional<boost::json::object> security_context;  ///< `corev1.PodSecurityContext`
   StringMap node_selector;
-  std::optional<boost::json::object> affinity;     ///< `corev1.Affinity`
-  std::vector<boost::json::object> tolerations;    ///< `[]corev1.Toleration`
+  std::optional<boost::json::object> affinity;        ///< `corev1.Affinity`
+  std::vector<boost::json::object> tolerations;       ///< `[]corev1.Toleration`
   std::vector<boost::json::object> scheduling_gates;  ///< `[]corev1.PodSchedulingGate`
   std::optional<std::int64_t> termination_grace_period_seconds;
 };
@@ -164,7 +164,8 @@ struct TrainJobSpec {
   /// Go `int64` with `omitempty`: absent and 0 both mean "no deadline"; kept optional so that an
   /// explicit 0 can be reported by validation (`minimum=1`).
   std::optional<std::int64_t> active_deadline_seconds;
-  std::optional<std::string> managed_by;  ///< defaults to `trainer.kubeflow.org/trainjob-controller`
+  std::optional<std::string>
+      managed_by;  ///< defaults to `trainer.kubeflow.org/trainjob-controller`
 };
 
 /// `metav1.Condition`.
@@ -231,10 +232,10 @@ struct TorchMLPolicySource {
 };
 
 struct MPIMLPolicySource {
-  std::optional<std::int32_t> num_proc_per_node;          ///< defaults to 1
-  std::optional<std::string> mpi_implementation;          ///< defaults to `OpenMPI`
-  std::optional<std::string> ssh_auth_mount_path;         ///< defaults to `/root/.ssh`
-  std::optional<bool> run_launcher_as_node;               ///< defaults to false
+  std::optional<std::int32_t> num_proc_per_node;   ///< defaults to 1
+  std::optional<std::string> mpi_implementation;   ///< defaults to `OpenMPI`
+  std::optional<std::string> ssh_auth_mount_path;  ///< defaults to `/root/.ssh`
+  std::optional<bool> run_launcher_as_node;        ///< defaults to false
 };
 
 struct FluxMLPolicySource {

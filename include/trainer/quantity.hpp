@@ -27,8 +27,7 @@ class Quantity {
   /// An integer number of units (e.g. CPUs, bytes) in the given format.
   [[nodiscard]] static Quantity from_int(std::int64_t value, Format format = Format::kDecimalSI);
   /// An integer number of thousandths (millicores).
-  [[nodiscard]] static Quantity from_milli(std::int64_t milli,
-                                           Format format = Format::kDecimalSI);
+  [[nodiscard]] static Quantity from_milli(std::int64_t milli, Format format = Format::kDecimalSI);
 
   /// Canonical text, as Kubernetes' `Quantity.String()`: e.g. `1500m` -> "1500m", `1.5` ->
   /// "1500m", `0.1` -> "100m", `1e3` -> "1e3", `2Gi` -> "2Gi", `1024Mi` -> "1Gi".
@@ -56,9 +55,7 @@ class Quantity {
     return a.compare(b) == 0;
   }
   friend bool operator!=(const Quantity& a, const Quantity& b) noexcept { return !(a == b); }
-  friend bool operator<(const Quantity& a, const Quantity& b) noexcept {
-    return a.compare(b) < 0;
-  }
+  friend bool operator<(const Quantity& a, const Quantity& b) noexcept { return a.compare(b) < 0; }
   friend Quantity operator+(Quantity a, const Quantity& b) { return a += b; }
   friend Quantity operator-(Quantity a, const Quantity& b) { return a -= b; }
   friend Quantity operator*(Quantity a, std::int64_t f) { return a *= f; }
@@ -66,7 +63,7 @@ class Quantity {
  private:
   // The implementation chooses the exact representation (e.g. an arbitrary-precision decimal
   // mantissa and a base-10 scale, as Kubernetes' inf.Dec); see lib/kube/quantity.cpp.
-  std::string digits_;    // decimal digits of |value| * 10^-scale_, no leading zeros ("" = 0)
+  std::string digits_;  // decimal digits of |value| * 10^-scale_, no leading zeros ("" = 0)
   std::int32_t scale_ = 0;
   bool negative_ = false;
   Format format_ = Format::kDecimalSI;

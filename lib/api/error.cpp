@@ -97,7 +97,9 @@ std::string FieldError::body() const {
   return s;
 }
 
-std::string FieldError::to_string() const { return path + ": " + body(); }
+std::string FieldError::to_string() const {
+  return path + ": " + body();
+}
 
 Error Error::invalid(std::vector<FieldError> errors) {
   Error e(ErrorCode::kInvalid, {});
@@ -146,14 +148,14 @@ FieldError field_not_supported(std::string path, boost::json::value value,
 }
 
 FieldError field_too_long(std::string path, boost::json::value value, std::size_t max_length) {
-  std::string detail = "may not be more than " + std::to_string(max_length) +
-                       (max_length == 1 ? " byte" : " bytes");
+  std::string detail =
+      "may not be more than " + std::to_string(max_length) + (max_length == 1 ? " byte" : " bytes");
   return {FieldErrorType::kTooLong, std::move(path), std::move(value), std::move(detail)};
 }
 
 FieldError field_too_many(std::string path, std::size_t actual, std::size_t max_items) {
-  std::string detail = "must have at most " + std::to_string(max_items) +
-                       (max_items == 1 ? " item" : " items");
+  std::string detail =
+      "must have at most " + std::to_string(max_items) + (max_items == 1 ? " item" : " items");
   return {FieldErrorType::kTooMany, std::move(path),
           boost::json::value(static_cast<std::uint64_t>(actual)), std::move(detail)};
 }

@@ -15,11 +15,11 @@ TEST_CASE("field errors render like Kubernetes field.Error", "[error]") {
         "spec.runtimeRef.name: Required value");
   CHECK(trainer::field_forbidden("spec.runtimePatches", "can only be modified when suspended")
             .to_string() == "spec.runtimePatches: Forbidden: can only be modified when suspended");
-  CHECK(trainer::field_not_supported("spec.mlPolicy.mpi.mpiImplementation", "Intel",
-                                     {"OpenMPI", ""})
-            .to_string() ==
-        "spec.mlPolicy.mpi.mpiImplementation: Unsupported value: \"Intel\": supported values: "
-        "\"OpenMPI\", \"\"");
+  CHECK(
+      trainer::field_not_supported("spec.mlPolicy.mpi.mpiImplementation", "Intel", {"OpenMPI", ""})
+          .to_string() ==
+      "spec.mlPolicy.mpi.mpiImplementation: Unsupported value: \"Intel\": supported values: "
+      "\"OpenMPI\", \"\"");
   CHECK(trainer::field_too_many("spec.runtimePatches", 17, 16).to_string() ==
         "spec.runtimePatches: Too many: 17: must have at most 16 items");
   CHECK(trainer::field_too_long("spec.managedBy", "x", 253).to_string() ==
@@ -36,8 +36,8 @@ TEST_CASE("an invalid Error aggregates its field errors like ToAggregate", "[err
   auto one = trainer::Error::invalid({trainer::field_required("a", "")});
   CHECK(one.code == trainer::ErrorCode::kInvalid);
   CHECK(one.message == "a: Required value");
-  auto two = trainer::Error::invalid({trainer::field_required("a", ""),
-                                      trainer::field_invalid("b", 1, "too small")});
+  auto two = trainer::Error::invalid(
+      {trainer::field_required("a", ""), trainer::field_invalid("b", 1, "too small")});
   CHECK(two.message == "[a: Required value, b: Invalid value: 1: too small]");
   CHECK(two.fields.size() == 2);
   CHECK(std::string(trainer::go_name(trainer::FieldErrorType::kTooMany)) == "FieldValueTooMany");
