@@ -1,9 +1,41 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "trainer.h"
+// trainerctl: the libtrainer command line.
+#include "commands.hpp"
 
 #include <cstdio>
+#include <exception>
+#include <string_view>
 
-int main() {
-  std::printf("trainerctl %s\n", TRAINER_VERSION_STRING);
-  return 0;
+namespace {
+
+constexpr std::string_view kUsage =
+    "usage: trainerctl <command> [options]\n"
+    "commands:\n"
+    "  version     print the trainerctl and libtrainer versions\n"
+    "  validate    decode, default and validate TrainJobs and (Cluster)TrainingRuntimes\n"
+    "Run 'trainerctl <command> --help' for a command's options.\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fputs(kUsage.data(), stderr);
+    return trainerctl::kExitUsage;
+  }
+  const std::string_view command = argv[1];
+  const trainerctl::Args args(argv + 2, argv + argc);
+  try {
+    if (command == "version") return trainerctl::cmd_version(args);
+    if (command == "validate") return trainerctl::cmd_validate(args);
+    if (command == "-h" || command == "--help" || command == "help") {
+      std::fputs(kUsage.data(), stdout);
+      return trainerctl::kExitOk;
+    }
+  } catch (const std::exception& e) {
+    // The library returns errors as values; this only catches allocation failures and bugs.
+    std::fprintf(stderr, "error: internal: %s\n", e.what());
+    return trainerctl::kExitFailed;
+  }
+  std::fprintf(stderr, "error: unknown command \"%s\"\n%s", argv[1], kUsage.data());
+  return trainerctl::kExitUsage;
 }

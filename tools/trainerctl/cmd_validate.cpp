@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "commands.hpp"
+#include "input_files.hpp"
+#include "output.hpp"
+
+#include "trainer/admission.hpp"
+
+#include <cstdio>
+#include <string_view>
+
+namespace trainerctl {
+namespace {
+
+constexpr std::string_view kUsage =
+    "usage: trainerctl validate -f FILE [-f FILE ...] [-o yaml|json]\n"
+    "  Decodes, defaults and validates TrainJobs, TrainingRuntimes and ClusterTrainingRuntimes.\n"
+    "  A TrainJob is also checked against the runtime it references when that runtime is among\n"
+    "  the inputs. With -o, the defaulted objects are printed.\n";
+
+}  // namespace
+
+int cmd_validate(const Args& args) {
+  std::vector<std::string> files;
+  std::string output;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const auto& a = args[i];
+    const bool has_value = i + 1 < args.size();
+    if ((a == "-f" || a == "--filename") && has_value) {
+      files.push_back(args[++i]);
+    } else if ((a == "-o" || a == "--output") && has_value) {
+      output = args[++i];
+    } else if (a == "-h" || a == "--help") {
+      std::fputs(kUsage.data(), stdout);
+      return kExitOk;
+    } else {
+      std::fprintf(stderr, "error: unexpected argument \"%s\"\n%s", a.c_str(), kUsage.data());
+      return kExitUsage;
+    }
+  }
+  if (files.empty()) {
+    std::fprintf(stderr, "error: at least one -f FILE is required\n%s", kUsage.data());
+    return kExitUsage;
+  }
+  const auto format = parse_output_format(output);
+  if (!format) {
+    std::fprintf(stderr, "error: -o must be yaml or json, not \"%s\"\n", output.c_str());
+    return kExitUsage;
+  }
+
+  auto docs = read_documents(files);
+  if (!docs) return report_error(docs.error());
+  auto admission = trainer::admit(*docs);
+  if (!admission) return report_error(admission.error());
+  print_warnings(admission->warnings);
+  if (!admission->ok()) return report_field_errors(admission->errors);
+  if (*format != OutputFormat::kNone) print_objects(admission->objects, *format);
+  return kExitOk;
+}
+
+}  // namespace trainerctl

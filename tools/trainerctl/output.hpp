@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: Apache-2.0
+// How trainerctl prints objects, warnings and errors.
+#pragma once
+
+#include "trainer/admission.hpp"
+#include "trainer/error.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace trainerctl {
+
+enum class OutputFormat { kNone, kYaml, kJson };
+
+/// "" -> kNone, "yaml", "json"; nullopt for anything else.
+std::optional<OutputFormat> parse_output_format(const std::string& text);
+
+/// `Warning: <text>` lines on stderr, as kubectl prints admission warnings.
+void print_warnings(const std::vector<std::string>& warnings);
+/// One `path: Type: detail` line per field error on stderr; returns kExitFailed.
+int report_field_errors(const std::vector<trainer::FieldError>& errors);
+/// `error: <message>` (or the field errors) on stderr; returns kExitFailed.
+int report_error(const trainer::Error& error);
+/// YAML: one document per object separated by `---`; JSON: a `v1` `List`.
+void print_objects(const trainer::ObjectSet& objects, OutputFormat format);
+void print_documents(const std::vector<boost::json::value>& documents, OutputFormat format);
+
+}  // namespace trainerctl
