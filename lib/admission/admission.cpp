@@ -144,7 +144,13 @@ Result<Admission> admit(const std::vector<boost::json::value>& documents) {
   // so that the order of -f files does not matter.
   for (const auto& job : out.objects.train_jobs) {
     const auto match = find_runtime(out.objects, job);
-    if (!match.found()) continue;
+    // An unregistered runtime kind is rejected whether or not a runtime came with the job; a
+    // registered one that is not among the inputs leaves the job to its own rules.
+    const auto& ref = job.spec.runtime_ref;
+    const std::string kind = ref.kind.value_or(kClusterTrainingRuntimeKind);
+    const bool registered = ref.api_group.value_or(kGroup) == kGroup &&
+                            (kind == kTrainingRuntimeKind || kind == kClusterTrainingRuntimeKind);
+    if (registered && !match.found()) continue;
     RuntimeLookup lookup{match.training_runtime, match.cluster_training_runtime};
     auto result = validate_train_job_runtime(job, lookup);
     if (!result) return tl::unexpected(result.error());
