@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The runtime framework: the data plugins share (`Info`, `PodSet`), one small interface per
+// extension point (as upstream's pkg/runtime/framework/interface.go), and the `RenderContext` that
+// supplies every input from outside (UID, clock, keys, existing objects). Built-in plugins use
+// exactly these interfaces; so can an embedder's own.
+#pragma once
+
+#include "trainer/error.hpp"
+#include "trainer/model.hpp"
+#include "trainer/quantity.hpp"
+#include "trainer/validation.hpp"
+
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace trainer {
+
+/// A container as plugins see it (upstream `runtime.Container`). Lists are in Kubernetes JSON
+/// form; `apply_*` helpers in lib/kube upsert into them with upstream's identity rules.
+struct Container {
+  std::string name;
+  std::string image;                 ///< "" = leave the template's image
+  std::vector<std::string> command;  ///< empty = leave the template's command
+  boost::json::array env;            ///< `[]EnvVar`
+  boost::json::array ports;          ///< `[]ContainerPort`
+  boost::json::array volume_mounts;  ///< `[]VolumeMount`
+};
+
+/// One replicated job of the JobSet template (upstream `runtime.PodSet`), at the same index as
+/// the job in `TemplateSpec::jobset_spec["replicatedJobs"]`.
+struct PodSet {
+  std::string name;
+  std::optional<std::string> ancestor;  ///< `trainer.kubeflow.org/trainjob-ancestor-step`
+  std::optional<std::int32_t> count;    ///< pods per Job -> parallelism and completions
+  std::vector<Container> init_containers;
+  std::vector<Container> containers;
+  boost::json::array volumes;          ///< `[]Volume`
+  std::vector<std::string> endpoints;  ///< pod DNS names, set by the JobSet pre-build step
+  /// Effective requests of one pod (Kubernetes PodRequests: max(sum of app containers and
+  /// sidecars, each init container), plus overhead; requests only).
+  std::map<std::string, Quantity> single_pod_requests;
+
+  [[nodiscard]] Container* find_container(std::string_view container_name);
+  [[nodiscard]] const Container* find_container(std::string_view container_name) const;
+};
+
+/// The runtime's policies, copied so that plugins may refine them (MPI writes the resolved slot
+/// count back into `ml_policy->mpi->num_proc_per_node`, as upstream does).
+struct RuntimePolicy {
+  std::optional<MLPolicy> ml_policy;
+  std::optional<PodGroupPolicy> pod_group_policy;
+};
+
+/// Labels/annotations stamped on every pod template (gang scheduling).
+struct SchedulerInfo {
+  StringMap pod_labels;
+  StringMap pod_annotations;
+};
+
+struct TemplateSpec {
+  boost::json::object jobset_spec;  ///< the (patched, resource-merged) JobSet spec being built
+  std::vector<PodSet> pod_sets;
+};
+
+/// Everything the plugins share about one TrainJob + runtime (upstream `runtime.Info`).
+struct Info {
+  StringMap labels;       ///< JobSet labels: runtime template metadata + runtime patches
+  StringMap annotations;  ///< JobSet annotations, likewise
+  RuntimePolicy runtime_policy;
+  SchedulerInfo scheduler;
+  TemplateSpec template_spec;
+
+  [[nodiscard]] PodSet* find_pod_set_by_ancestor(std::string_view ancestor);
+  [[nodiscard]] const PodSet* find_pod_set_by_ancestor(std::string_view ancestor) const;
+  [[nodiscard]] PodSet* find_pod_set_by_name(std::string_view name);
+  [[nodiscard]] const PodSet* find_pod_set_by_name(std::string_view name) const;
+};
+
+/// Feature gates that change the pipeline (upstream's controller-manager configuration).
+struct FeatureGates {
+  bool trainjob_status = false;  ///< `TrainJobStatus` (alpha, off by default)
+};
+
+/// The parts of upstream's controller-manager configuration plugins read.
+struct OperatorConfig {
+  std::string operator_namespace = "kubeflow-system";
+  std::string webhook_service_name = "kubeflow-trainer-controller-manager";
+  std::string webhook_secret_name = "kubeflow-trainer-webhook-cert";
+  std::optional<std::int32_t> status_server_port = 10443;
+};
+
+/// An SSH key pair in the formats the MPI Secret carries.
+struct SshKeyPair {
+  std::string private_key_pem;  ///< `-----BEGIN EC PRIVATE KEY-----` ... (SEC 1 DER)
+  std::string authorized_key;   ///< `ecdsa-sha2-nistp521 <base64>\n`
+};
+
+/// Every input a render takes from outside. Nothing in the pipeline reads the clock, randomness
+/// or the network by itself, so a render is a pure function of its inputs and this context.
+/// Thread safety: the callbacks may be called from the rendering thread only; a context may be
+/// shared between concurrent renders when its callbacks are thread-safe.
+struct RenderContext {
+  std::string train_job_uid;  ///< used in owner references
+  /// RFC 3339 "now" (runtime-patch time stamps); required only where a step needs the time.
+  std::function<std::string()> now;
+  /// A fresh MPI key pair; called only when an MPI Secret has to be built.
+  std::function<Result<SshKeyPair>()> generate_ssh_key;
+  OperatorConfig config;
+  FeatureGates feature_gates;
+  /// An object that already exists in the cluster, or nullopt. Arguments: apiVersion, kind,
+  /// namespace ("" for cluster-scoped), name.
+  std::function<std::optional<boost::json::value>(std::string_view, std::string_view,
+                                                  std::string_view, std::string_view)>
+      lookup;
+
+  /// `lookup`, or nullopt when no lookup is set.
+  [[nodiscard]] std::optional<boost::json::value> find(std::string_view api_version,
+                                                       std::string_view kind, std::string_view ns,
+                                                       std::string_view name) const;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Extension points. A plugin derives from `Plugin` and from each interface it implements.
+
+class Plugin {
+ public:
+  virtual ~Plugin() = default;
+  /// Registry name, as upstream (`Torch`, `MPI`, `JobSet`, `CoScheduling`, ...).
+  [[nodiscard]] virtual std::string_view name() const = 0;
+};
+
+/// Admission checks of a TrainJob (create: `old_job` is null).
+class CustomValidationPlugin : public virtual Plugin {
+ public:
+  [[nodiscard]] virtual ValidationResult validate(const Info& info, const TrainJob* old_job,
+                                                  const TrainJob& new_job,
+                                                  const RenderContext& ctx) = 0;
+};
+
+/// Applies `mlPolicy` to `info` (counts, env, volumes, ports). May rewrite the in-memory
+/// TrainJob's trainer command (torchtune, Flux), as upstream does.
+class EnforceMLPolicyPlugin : public virtual Plugin {
+ public:
+  [[nodiscard]] virtual Result<void> enforce_ml_policy(Info& info, TrainJob& job) = 0;
+};
+
+/// Applies `podGroupPolicy` (pod labels/annotations for the gang scheduler).
+class EnforcePodGroupPolicyPlugin : public virtual Plugin {
+ public:
+  [[nodiscard]] virtual Result<void> enforce_pod_group_policy(Info& info, const TrainJob& job) = 0;
+};
+
+/// Pod spec concerns not driven by a policy (the status-server wiring).
+class EnforcePodSpecPlugin : public virtual Plugin {
+ public:
+  [[nodiscard]] virtual Result<void> enforce_pod_spec(Info& info, const TrainJob& job,
+                                                      const RenderContext& ctx) = 0;
+};
+
+/// Reconciles `info` with the concrete template (endpoints, parallelism); the template owner only.
+class PreComponentBuilderPlugin : public virtual Plugin {
+ public:
+  [[nodiscard]] virtual Result<void> pre_build_sync(Info& info, const TrainJob& job) = 0;
+};
+
+/// Materialises Kubernetes objects (JSON, as the controller would apply them).
+class ComponentBuilderPlugin : public virtual Plugin {
+ public:
+  [[nodiscard]] virtual Result<std::vector<boost::json::value>> build(const Info& info,
+                                                                      const TrainJob& job,
+                                                                      const RenderContext& ctx) = 0;
+};
+
+}  // namespace trainer
