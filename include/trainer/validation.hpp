@@ -4,6 +4,10 @@
 // rules (reference 1.2-1.11) and the runtime webhooks (2.4). Every rule runs and every violation
 // is collected, with upstream's field paths and messages. Inputs are expected to be defaulted
 // (`apply_defaults`), as the API server validates defaulted objects.
+//
+// Errors come in the objects' field order (a field's own rules before its children's). CEL rules
+// declared on a schema root are reported at the path `<nil>`, as the API server prints them. The
+// table of every rule, path and message is docs/validation.md.
 #pragma once
 
 #include "trainer/error.hpp"
