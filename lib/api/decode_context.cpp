@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "api/decode_context.hpp"
+
+#include <boost/json/array.hpp>
+
+#include <limits>
+
+namespace trainer::detail {
+namespace {
+
+namespace json = boost::json;
+
+const char* kind_name(const json::value& v) {
+  switch (v.kind()) {
+    case json::kind::object: return "object";
+    case json::kind::array: return "array";
+    case json::kind::string: return "string";
+    case json::kind::bool_: return "boolean";
+    case json::kind::null: return "null";
+    default: return "number";
+  }
+}
+
+// Go's decoder accepts only JSON integers (no fraction, no exponent) for integer fields.
+template <class Int>
+bool read_integer(DecodeContext& c, const json::value& v, const std::string& path, Int& out,
+                  std::string_view expected) {
+  if (v.is_int64()) {
+    const std::int64_t i = v.get_int64();
+    if (i >= std::numeric_limits<Int>::min() && i <= std::numeric_limits<Int>::max()) {
+      out = static_cast<Int>(i);
+      return true;
+    }
+  }
+  c.type_error(path, v, expected);
+  return false;
+}
+
+}  // namespace
+
+void DecodeContext::type_error(const std::string& path, const json::value& value,
+                               std::string_view expected) {
+  if (error_) return;
+  FieldError fe;
+  if (value.is_object() || value.is_array()) {
+    // A whole subtree would drown the message; name its kind instead.
+    fe = field_type_invalid(path, json::value(nullptr),
+                            std::string(expected) + ", got " + kind_name(value));
+    fe.value.reset();
+  } else {
+    fe = field_type_invalid(path, value, std::string(expected));
+  }
+  Error e(ErrorCode::kParse, fe.to_string());
+  e.fields.push_back(std::move(fe));
+  error_ = std::move(e);
+}
+
+void DecodeContext::unknown_field(const std::string& path) {
+  warnings_.push_back("unknown field \"" + path + "\"");
+}
+
+std::string field_path(const std::string& parent, std::string_view key) {
+  if (parent.empty()) return std::string(key);
+  std::string p;
+  p.reserve(parent.size() + 1 + key.size());
+  p += parent;
+  p += '.';
+  p += key;
+  return p;
+}
+
+std::string index_path(const std::string& parent, std::size_t index) {
+  return parent + "[" + std::to_string(index) + "]";
+}
+
+std::string key_path(const std::string& parent, std::string_view key) {
+  std::string p = parent;
+  p += '[';
+  p += key;
+  p += ']';
+  return p;
+}
+
+void read_value(DecodeContext& c, const json::value& v, const std::string& path, std::string& out) {
+  if (v.is_null()) {
+    out.clear();
+  } else if (v.is_string()) {
+    out = std::string(v.get_string());
+  } else {
+    c.type_error(path, v, "expected string");
+  }
+}
+
+void read_value(DecodeContext& c, const json::value& v, const std::string& path, bool& out) {
+  if (v.is_null()) {
+    out = false;
+  } else if (v.is_bool()) {
+    out = v.get_bool();
+  } else {
+    c.type_error(path, v, "expected boolean");
+  }
+}
+
+void read_value(DecodeContext& c, const json::value& v, const std::string& path,
+                std::int32_t& out) {
+  if (v.is_null()) {
+    out = 0;
+    return;
+  }
+  (void)read_integer(c, v, path, out, "expected int32");
+}
+
+void read_value(DecodeContext& c, const json::value& v, const std::string& path,
+                std::int64_t& out) {
+  if (v.is_null()) {
+    out = 0;
+    return;
+  }
+  (void)read_integer(c, v, path, out, "expected int64");
+}
+
+void read_value(DecodeContext& c, const json::value& v, const std::string& path,
+                json::object& out) {
+  if (v.is_null()) {
+    out.clear();
+  } else if (v.is_object()) {
+    out = v.get_object();
+  } else {
+    c.type_error(path, v, "expected object");
+  }
+}
+
+void read_value(DecodeContext& c, const json::value& v, const std::string& path, json::array& out) {
+  if (v.is_null()) {
+    out.clear();
+  } else if (v.is_array()) {
+    out = v.get_array();
+  } else {
+    c.type_error(path, v, "expected array");
+  }
+}
+
+void read_value(DecodeContext& c, const json::value& v, const std::string& path, StringMap& out) {
+  out.clear();
+  if (v.is_null()) return;
+  if (!v.is_object()) {
+    c.type_error(path, v, "expected object");
+    return;
+  }
+  for (const auto& kv : v.get_object()) {
+    std::string item;
+    const json::value& value = kv.value();
+    if (!value.is_null() && !value.is_string()) {
+      c.type_error(key_path(path, kv.key()), value, "expected string");
+      return;
+    }
+    read_value(c, value, path, item);
+    out.emplace(std::string(kv.key()), std::move(item));
+  }
+}
+
+}  // namespace trainer::detail
