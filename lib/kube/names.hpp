@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// Kubernetes name and label rules (k8s.io/apimachinery/pkg/util/validation). Each function
-// returns the list of violation messages, empty when valid, with Kubernetes' exact texts
-// (e.g. `a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-',
-// and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex
-// used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`).
+// Kubernetes name and label rules, as k8s.io/apimachinery v0.36 (Kubeflow Trainer's version)
+// has them in pkg/util/validation and pkg/api/validate/content. Each function returns the list
+// of violation messages, empty when valid, with Kubernetes' exact texts (e.g. `a lowercase RFC
+// 1123 label must consist of lower case alphanumeric characters or '-', and must start and end
+// with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is
+// '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`). Note the two length wordings upstream: the util/validation
+// DNS checks say "characters", the content-package checks (qualified names, label values, and
+// the DNS prefix inside a qualified name) say "bytes".
 #pragma once
+
+#include "trainer/error.hpp"
 
 #include <string>
 #include <string_view>
@@ -21,16 +26,19 @@ using Messages = std::vector<std::string>;
 [[nodiscard]] Messages is_dns1123_subdomain(std::string_view value);
 /// `IsDNS1035Label`: <= 63 chars, `[a-z]([-a-z0-9]*[a-z0-9])?`.
 [[nodiscard]] Messages is_dns1035_label(std::string_view value);
-/// `IsQualifiedName`: label keys and annotation keys, `[prefix/]name`.
+/// `IsQualifiedName` (= content `IsLabelKey`): label keys and annotation keys, `[prefix/]name`.
 [[nodiscard]] Messages is_qualified_name(std::string_view value);
-/// `IsValidLabelValue`: <= 63 chars, empty or `(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?`.
+/// `IsValidLabelValue` (= content `IsLabelValue`): <= 63 bytes, empty or
+/// `(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?`.
 [[nodiscard]] Messages is_valid_label_value(std::string_view value);
 /// `IsCIdentifier`: `[A-Za-z_][A-Za-z0-9_]*`.
 [[nodiscard]] Messages is_c_identifier(std::string_view value);
 /// `IsEnvVarName`: `[-._a-zA-Z][-._a-zA-Z0-9]*` and not `.`/`..`/starting with `..`.
 [[nodiscard]] Messages is_env_var_name(std::string_view value);
-/// `IsDomainPrefixedPath`: `<DNS-1123 subdomain>/<path of RFC 3986 path chars>`, as Kubeflow's
-/// runtime-patch manager rule uses it.
-[[nodiscard]] Messages is_domain_prefixed_path(std::string_view value);
+/// `IsDomainPrefixedPath(fldPath, value)`: `<DNS-1123 subdomain>/<RFC 3986 path chars>`, as
+/// Kubeflow's runtime-patch manager rule uses it. Upstream returns field errors whose value is
+/// the offending part (the whole text, the host or the path), so this does too, at `path`.
+[[nodiscard]] std::vector<FieldError> is_domain_prefixed_path(const std::string& path,
+                                                              std::string_view value);
 
 }  // namespace trainer::detail
