@@ -41,7 +41,7 @@ extern "C" {
 #define TRAINER_VERSION_NUMBER \
   (TRAINER_VERSION_MAJOR * 10000 + TRAINER_VERSION_MINOR * 100 + TRAINER_VERSION_PATCH)
 /** True when the header is at least version a.b.c. */
-#define TRAINER_VERSION_CHECK(a, b, c) (TRAINER_VERSION_NUMBER >= ((a) * 10000 + (b) * 100 + (c)))
+#define TRAINER_VERSION_CHECK(a, b, c) (TRAINER_VERSION_NUMBER >= ((a)*10000 + (b)*100 + (c)))
 
 /* ---- Export and annotation macros ---------------------------------------------------------- */
 
@@ -82,7 +82,7 @@ typedef int trainer_status;
  *  @since 0.1 */
 TRAINER_API uint32_t trainer_version_number(void);
 /** Library version string, static storage, never NULL. Thread-safe. @since 0.1 */
-TRAINER_API const char *trainer_version_string(void);
+TRAINER_API const char* trainer_version_string(void);
 
 /** Feature bits returned by trainer_features(). @since 0.1 */
 #define TRAINER_FEATURE_MPI (1u << 0)  /**< Open MPI collectives backend compiled in */
@@ -92,49 +92,205 @@ TRAINER_API uint32_t trainer_features(void);
 
 /** Short constant name of a status code ("TRAINER_E_PARSE"), static storage; "TRAINER_E_?"
  *  for unknown codes. Thread-safe. @since 0.1 */
-TRAINER_API const char *trainer_status_name(trainer_status status);
+TRAINER_API const char* trainer_status_name(trainer_status status);
 
 /* ---- Buffers ------------------------------------------------------------------------------ */
 
 /** Library-allocated bytes. `data` is NUL-terminated for convenience, `len` (without the NUL)
  *  is authoritative. Release with trainer_buffer_free(). @since 0.1 */
 typedef struct trainer_buffer {
-  char *data;
+  char* data;
   size_t len;
 } trainer_buffer;
 
-#define TRAINER_BUFFER_INIT {NULL, 0}
+#define TRAINER_BUFFER_INIT \
+  { NULL, 0 }
 
 /** Frees the bytes of `buf` (if any) and resets it to TRAINER_BUFFER_INIT. NULL is a no-op.
  *  Thread-safe for distinct buffers. @since 0.1 */
-TRAINER_API void trainer_buffer_free(trainer_buffer *buf);
+TRAINER_API void trainer_buffer_free(trainer_buffer* buf);
 
 /* ---- Errors ------------------------------------------------------------------------------- */
 
 /** An error: status code, message and, for TRAINER_E_INVALID/TRAINER_E_PARSE, the field
- *  violations. Movable; owned by the caller; freed with trainer_error_free(). @since 0.1 */
+ *  violations. Immutable once returned, so shareable: its accessors may be called from any
+ *  number of threads. Owned by the caller; freed with trainer_error_free(). The accessors below
+ *  are thread-safe and never fail; the strings they return are valid until the error is freed.
+ *  @since 0.1 */
 typedef struct trainer_error trainer_error;
 
 /** Frees an error. NULL is a no-op. @since 0.1 */
-TRAINER_API void trainer_error_free(TRAINER_OWN trainer_error *err);
+TRAINER_API void trainer_error_free(TRAINER_OWN trainer_error* err);
 /** The status code of `err` (TRAINER_E_INVALID_ARGUMENT for NULL). @since 0.1 */
-TRAINER_API trainer_status trainer_error_code(const trainer_error *err);
+TRAINER_API trainer_status trainer_error_code(const trainer_error* err);
 /** The message, borrowed from `err` (valid until it is freed); "" for NULL. @since 0.1 */
-TRAINER_API const char *trainer_error_message(const trainer_error *err);
+TRAINER_API const char* trainer_error_message(const trainer_error* err);
 /** Number of field violations (0 for NULL). @since 0.1 */
-TRAINER_API size_t trainer_error_field_count(const trainer_error *err);
-/** Field path of violation `i` (`spec.trainer.numNodes`), borrowed; NULL if out of range. */
-TRAINER_API const char *trainer_error_field_path(const trainer_error *err, size_t i);
-/** Kubernetes type name of violation `i` (`FieldValueInvalid`, ...), static; NULL if out of
- *  range. */
-TRAINER_API const char *trainer_error_field_type(const trainer_error *err, size_t i);
-/** Offending value of violation `i` as JSON text, borrowed; NULL if out of range or omitted. */
-TRAINER_API const char *trainer_error_field_value(const trainer_error *err, size_t i);
-/** Detail of violation `i`, borrowed; NULL if out of range. */
-TRAINER_API const char *trainer_error_field_detail(const trainer_error *err, size_t i);
-/** Full Kubernetes text of violation `i` (`<path>: <Type>: <value>: <detail>`), borrowed; NULL
- *  if out of range. */
-TRAINER_API const char *trainer_error_field_string(const trainer_error *err, size_t i);
+TRAINER_API size_t trainer_error_field_count(const trainer_error* err);
+/** Field path of violation `i` (`spec.trainer.numNodes`), borrowed; NULL if out of range.
+ *  @since 0.1 */
+TRAINER_API const char* trainer_error_field_path(const trainer_error* err, size_t i);
+/** Kubernetes Go name of the type of violation `i` (`FieldValueInvalid`,
+ *  `FieldValueRequired`, `FieldValueTypeInvalid`, ...), static storage; NULL if out of range.
+ *  @since 0.1 */
+TRAINER_API const char* trainer_error_field_type(const trainer_error* err, size_t i);
+/** Offending value of violation `i` as compact JSON text (`0`, `"two"`, `{"a":1}`), borrowed;
+ *  NULL if out of range or if the violation carries no value. Kubernetes omits the value from
+ *  the text of Required/Forbidden/TooLong/Internal violations even when one is present here.
+ *  @since 0.1 */
+TRAINER_API const char* trainer_error_field_value(const trainer_error* err, size_t i);
+/** Detail of violation `i` (may be ""), borrowed; NULL if out of range. @since 0.1 */
+TRAINER_API const char* trainer_error_field_detail(const trainer_error* err, size_t i);
+/** Full Kubernetes text of violation `i` (`field.Error.Error()`:
+ *  `spec.trainer.numNodes: Invalid value: "two": expected int32`), borrowed; NULL if out of
+ *  range. @since 0.1 */
+TRAINER_API const char* trainer_error_field_string(const trainer_error* err, size_t i);
+
+/* ---- Documents: parse, default, validate, encode -------------------------------------------- */
+
+/** Limits applied when parsing untrusted text. A field left at 0 means "library default" (shown
+ *  in brackets). Initialise with TRAINER_PARSE_OPTIONS_INIT or trainer_parse_options_init();
+ *  fields are only ever appended. @since 0.1 */
+typedef struct trainer_parse_options {
+  uint32_t version;          /**< TRAINER_PARSE_OPTIONS_VERSION */
+  size_t max_document_bytes; /**< whole input text [4 MiB] */
+  size_t max_depth;          /**< nesting of maps/sequences [100] */
+  size_t max_documents;      /**< documents in one YAML stream [1000] */
+  size_t max_nodes;          /**< nodes after alias expansion, whole stream [1000000] */
+  size_t max_aliases;        /**< alias (`*name`) references in the stream [10000] */
+} trainer_parse_options;
+
+#define TRAINER_PARSE_OPTIONS_VERSION 1
+#define TRAINER_PARSE_OPTIONS_INIT \
+  { TRAINER_PARSE_OPTIONS_VERSION, 0, 0, 0, 0, 0 }
+
+/** Initialises `opts` like TRAINER_PARSE_OPTIONS_INIT for struct version `version`.
+ *  Errors: TRAINER_E_INVALID_ARGUMENT when `opts` is NULL or `version` is not supported.
+ *  Thread-safe. @since 0.1 */
+TRAINER_API trainer_status trainer_parse_options_init(trainer_parse_options* opts,
+                                                      uint32_t version);
+
+/** Output formats of trainer_document_encode(). @since 0.1 */
+typedef int trainer_format;
+#define TRAINER_FORMAT_JSON 0        /**< compact JSON, no trailing newline */
+#define TRAINER_FORMAT_YAML 1        /**< one YAML document (block style), ends with a newline */
+#define TRAINER_FORMAT_JSON_PRETTY 2 /**< JSON indented by two spaces */
+
+/** The documents of one YAML stream or JSON text, in input order. Movable: usable from any
+ *  thread, one thread at a time (this includes its documents). Owned by the caller; freed with
+ *  trainer_document_list_free(). @since 0.1 */
+typedef struct trainer_document_list trainer_document_list;
+
+/** One document of a list. Borrowed from its list: valid until the list is freed, and never
+ *  freed on its own. Same thread class as its list (movable, one thread at a time). Documents of
+ *  the Trainer group `trainer.kubeflow.org` with kind TrainJob, TrainingRuntime or
+ *  ClusterTrainingRuntime are held as typed objects; any other document is held as JSON.
+ *  @since 0.1 */
+typedef struct trainer_document trainer_document;
+
+/** What trainer_document_validate() found besides errors: admission warnings (kubectl prints
+ *  them as `Warning: <text>`). Shareable (immutable); owned by the caller; freed with
+ *  trainer_validation_free(). @since 0.1 */
+typedef struct trainer_validation trainer_validation;
+
+/** Parses `data[0..len)`, a YAML stream (`---`-separated documents) or JSON text, into a new list
+ *  in `*out` (empty and null documents are skipped, so the list may be empty). Typed kinds are
+ *  decoded to the typed model here, so their type errors surface now, with a field path.
+ *  No defaults are applied (see trainer_document_default()).
+ *  `data` may be NULL only when `len` is 0. `opts` may be NULL (library defaults).
+ *  `*out` is set to NULL on failure.
+ *  Errors: TRAINER_E_INVALID_ARGUMENT (`out` NULL, `data` NULL with len > 0, bad `opts`
+ *  version); TRAINER_E_PARSE (malformed YAML/JSON, invalid UTF-8, duplicate keys, or a typed
+ *  document of the wrong shape: one field error names the path, e.g.
+ *  `spec.trainer.numNodes: Invalid value: "two": expected int32`); TRAINER_E_LIMIT (a limit
+ *  of `opts` exceeded; the message names it); TRAINER_E_NOMEM.
+ *  Thread-safe. @since 0.1 */
+TRAINER_API trainer_status trainer_documents_parse(const char* data, size_t len,
+                                                   const trainer_parse_options* opts,
+                                                   TRAINER_OWN trainer_document_list** out,
+                                                   trainer_error** err);
+
+/** Frees a list and all its documents (their borrowed strings become invalid). NULL is a no-op.
+ *  @since 0.1 */
+TRAINER_API void trainer_document_list_free(TRAINER_OWN trainer_document_list* list);
+/** Number of documents in `list` (0 for NULL). @since 0.1 */
+TRAINER_API size_t trainer_document_list_count(const trainer_document_list* list);
+/** Document `i` of `list`, borrowed (see trainer_document); NULL when `list` is NULL or `i` is
+ *  out of range. @since 0.1 */
+TRAINER_API trainer_document* trainer_document_list_get(trainer_document_list* list, size_t i);
+
+/** `kind` of `doc`, borrowed; "" when absent or not a string, or when `doc` is NULL. The
+ *  strings of these four accessors stay valid until `doc` is modified (trainer_document_default)
+ *  or its list is freed. @since 0.1 */
+TRAINER_API const char* trainer_document_kind(const trainer_document* doc);
+/** `apiVersion` of `doc`, borrowed; "" when absent. @since 0.1 */
+TRAINER_API const char* trainer_document_api_version(const trainer_document* doc);
+/** `metadata.name` of `doc`, borrowed; "" when absent. @since 0.1 */
+TRAINER_API const char* trainer_document_name(const trainer_document* doc);
+/** `metadata.namespace` of `doc`, borrowed; "" when absent. @since 0.1 */
+TRAINER_API const char* trainer_document_namespace(const trainer_document* doc);
+
+/** Number of decoding warnings of `doc` (0 for NULL): Kubernetes' `unknown field "spec.foo"`
+ *  for each field that is not in the typed schema (always 0 for untyped documents).
+ *  @since 0.1 */
+TRAINER_API size_t trainer_document_warning_count(const trainer_document* doc);
+/** Decoding warning `i` of `doc`, borrowed (valid until the list is freed); NULL when out of
+ *  range. @since 0.1 */
+TRAINER_API const char* trainer_document_warning(const trainer_document* doc, size_t i);
+
+/** Applies the CRD schema defaults to `doc` in place, as the API server does before admission
+ *  (TrainJob: `suspend`, `managedBy`, `runtimeRef.apiGroup/kind`, ...; runtimes: MPI/Flux/
+ *  coscheduling/Volcano policy defaults, JobSet `replicas`/`groupName`, ...). Untyped documents
+ *  are left unchanged (TRAINER_OK). Idempotent.
+ *  Errors: TRAINER_E_INVALID_ARGUMENT (`doc` NULL); TRAINER_E_NOMEM.
+ *  Not thread-safe with other uses of the same list. @since 0.1 */
+TRAINER_API trainer_status trainer_document_default(trainer_document* doc, trainer_error** err);
+
+/** Validates `doc` with Kubeflow Trainer's admission rules (CRD schema + CEL rules, then the
+ *  validating webhook), as the API server would on create. Call trainer_document_default()
+ *  first: the API server validates defaulted objects.
+ *  - TrainJob: the schema/CEL rules; when they pass and `context` is not NULL, the webhook too:
+ *    a runtimeRef of an unregistered kind fails with `unsupported runtime: <Kind>.<group>`
+ *    (TRAINER_E_INVALID, no field errors), and when `context` holds the runtime the TrainJob
+ *    references (a TrainingRuntime of that name in the TrainJob's namespace, "default" when
+ *    unset, or a ClusterTrainingRuntime of that name) the TrainJob is checked against it. A
+ *    runtime that `context` lacks is not an error. `context` may be the list `doc` belongs to.
+ *  - TrainingRuntime / ClusterTrainingRuntime: the schema/CEL rules and the runtime webhook.
+ *  `out` (may be NULL) receives a new result, which the caller frees with
+ *  trainer_validation_free(), when the call returns TRAINER_OK or TRAINER_E_INVALID, so warnings
+ *  are available for rejected documents too; otherwise `*out` is set to NULL.
+ *  Errors: TRAINER_E_INVALID_ARGUMENT (`doc` NULL); TRAINER_E_INVALID (rules violated: `*err`
+ *  holds every field error, its message is Kubernetes' aggregate text, e.g.
+ *  `spec.trainer.numProcPerNode: Invalid value: 0: ...` or `[a, b]`); TRAINER_E_UNSUPPORTED
+ *  (`doc` is not one of the three Trainer kinds); TRAINER_E_NOMEM.
+ *  Thread-safe with other validations of the same lists; not with trainer_document_default()
+ *  on them. @since 0.1 */
+TRAINER_API trainer_status trainer_document_validate(const trainer_document* doc,
+                                                     const trainer_document_list* context,
+                                                     TRAINER_OWN trainer_validation** out,
+                                                     trainer_error** err);
+
+/** Frees a validation result. NULL is a no-op. @since 0.1 */
+TRAINER_API void trainer_validation_free(TRAINER_OWN trainer_validation* validation);
+/** Number of admission warnings (0 for NULL). @since 0.1 */
+TRAINER_API size_t trainer_validation_warning_count(const trainer_validation* validation);
+/** Warning `i`, borrowed (valid until `validation` is freed); NULL when out of range.
+ *  @since 0.1 */
+TRAINER_API const char* trainer_validation_warning(const trainer_validation* validation, size_t i);
+
+/** Encodes `doc` as `fmt` text into `out`. Typed documents are written in upstream's field
+ *  order with empty optional fields omitted; untyped documents keep their key order. YAML
+ *  output quotes strings that would read back as another type, so parsing the output yields
+ *  the same document again.
+ *  `out` must be empty (TRAINER_BUFFER_INIT, or reset by trainer_buffer_free()); it is left
+ *  untouched on failure.
+ *  Errors: TRAINER_E_INVALID_ARGUMENT (`doc` or `out` NULL, `out` not empty, unknown `fmt`);
+ *  TRAINER_E_NOMEM.
+ *  Thread-safe with other encodings of the same list; not with trainer_document_default() on
+ *  it. @since 0.1 */
+TRAINER_API trainer_status trainer_document_encode(const trainer_document* doc, trainer_format fmt,
+                                                   TRAINER_OWN trainer_buffer* out,
+                                                   trainer_error** err);
 
 #ifdef __cplusplus
 }

@@ -1,10 +1,29 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "trainer.h"
+// Version and feature queries: constants, no state, cannot fail.
+#include "capi/capi.hpp"
 
 extern "C" {
 
-uint32_t trainer_version_number(void) { return TRAINER_VERSION_NUMBER; }
+uint32_t trainer_version_number(void) {
+  return trainer::capi::guard_value<uint32_t>(0, [] { return uint32_t{TRAINER_VERSION_NUMBER}; });
+}
 
-const char* trainer_version_string(void) { return TRAINER_VERSION_STRING; }
+const char* trainer_version_string(void) {
+  return trainer::capi::guard_value<const char*>(TRAINER_VERSION_STRING,
+                                                 [] { return TRAINER_VERSION_STRING; });
+}
+
+uint32_t trainer_features(void) {
+  return trainer::capi::guard_value<uint32_t>(0, [] {
+    uint32_t features = 0;
+#if defined(TRAINER_HAVE_MPI) && TRAINER_HAVE_MPI
+    features |= TRAINER_FEATURE_MPI;
+#endif
+#if defined(TRAINER_HAVE_NCCL) && TRAINER_HAVE_NCCL
+    features |= TRAINER_FEATURE_NCCL;
+#endif
+    return features;
+  });
+}
 
 }  // extern "C"

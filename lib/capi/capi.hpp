@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Internals of the C ABI: the handle structs behind the opaque types of trainer.h, the one
+// exception guard every `extern "C"` body goes through, and the conversions from the C++ core's
+// values (trainer::Error, strings) to owned C objects.
+#pragma once
+
+#include "trainer.h"
+#include "trainer/error.hpp"
+#include "trainer/model.hpp"
+
+#include <boost/json/value.hpp>
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+/// One field violation, every text pre-rendered so the accessors only hand out pointers.
+struct trainer_error_field {
+  std::string path;
+  const char* type = "";             ///< static: trainer::go_name()
+  std::optional<std::string> value;  ///< compact JSON; nullopt when omitted
+  std::string detail;
+  std::string full;  ///< Kubernetes `field.Error.Error()`
+};
+
+struct trainer_error {
+  trainer_status code = TRAINER_E_INTERNAL;
+  std::string message;
+  std::vector<trainer_error_field> fields;
+};
+
+struct trainer_document {
+  /// The three Trainer kinds are typed; anything else is kept as JSON.
+  std::variant<trainer::TrainJob, trainer::TrainingRuntime, trainer::ClusterTrainingRuntime,
+               boost::json::value>
+      object;
+  std::vector<std::string> warnings;  ///< decoding warnings (`unknown field "..."`)
+  // Cached header strings handed out by the accessors; refreshed after each mutation.
+  std::string kind;
+  std::string api_version;
+  std::string name;
+  std::string namespace_;
+
+  void refresh_header();
+};
+
+struct trainer_document_list {
+  std::vector<trainer_document> documents;
+};
+
+struct trainer_validation {
+  std::vector<std::string> warnings;
+};
+
+namespace trainer::capi {
+
+/// A new owned C error from a core error (code, message, every field error).
+[[nodiscard]] trainer_error* make_error(const Error& error);
+[[nodiscard]] trainer_error* make_error(trainer_status code, std::string message);
+
+/// Stores `error` in `*err` when `err` is non-NULL; returns `error`'s status code. The "report a
+/// failure" helper of every entry point.
+trainer_status set_error(trainer_error** err, const Error& error);
+trainer_status set_error(trainer_error** err, trainer_status code, std::string message);
+
+/// Maps the exception being handled (call only inside a `catch`) to a status and, when `err` is
+/// non-NULL, an error object: std::bad_alloc -> TRAINER_E_NOMEM; tl::bad_expected_access of a
+/// trainer::Error -> that error; std::exception (Boost.JSON, yaml-cpp, std) -> TRAINER_E_INTERNAL
+/// with its what(); anything else -> TRAINER_E_INTERNAL "unknown error". Never throws.
+trainer_status status_from_current_exception(trainer_error** err) noexcept;
+
+/// The exception guard. Runs `body` (returning trainer_status); `*err` is reset to NULL first;
+/// an exception becomes a status through status_from_current_exception().
+template <class F>
+trainer_status guard(trainer_error** err, F&& body) noexcept {
+  if (err != nullptr) *err = nullptr;
+  try {
+    return std::forward<F>(body)();
+  } catch (...) {
+    return status_from_current_exception(err);
+  }
+}
+
+/// The same guard for entry points that return a value instead of a status (accessors):
+/// `fallback` is returned when `body` throws.
+template <class T, class F>
+T guard_value(T fallback, F&& body) noexcept {
+  try {
+    return std::forward<F>(body)();
+  } catch (...) {
+    (void)status_from_current_exception(nullptr);
+    return fallback;
+  }
+}
+
+/// The same guard for entry points without a result (`_free`).
+template <class F>
+void guard_void(F&& body) noexcept {
+  try {
+    std::forward<F>(body)();
+  } catch (...) {
+    (void)status_from_current_exception(nullptr);
+  }
+}
+
+/// Copies `text` into `out` with our allocator (NUL-terminated). Throws std::bad_alloc.
+void buffer_assign(trainer_buffer* out, std::string_view text);
+
+}  // namespace trainer::capi
