@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package trainer
+
+/*
+#include <trainer.h>
+*/
+import "C"
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// ParseOptions limits what ParseDocuments accepts from untrusted text. A zero field means the
+// library default (given in brackets).
+type ParseOptions struct {
+	MaxDocumentBytes int // whole input text [4 MiB]
+	MaxDepth         int // nesting of maps/sequences [100]
+	MaxDocuments     int // documents in one YAML stream [1000]
+	MaxNodes         int // nodes after alias expansion, whole stream [1000000]
+	MaxAliases       int // alias (*name) references in the stream [10000]
+}
+
+// Format selects the text Document.Encode writes.
+type Format int
+
+// Output formats.
+const (
+	FormatJSON       Format = C.TRAINER_FORMAT_JSON        // compact JSON, no trailing newline
+	FormatYAML       Format = C.TRAINER_FORMAT_YAML        // one YAML document, ends with a newline
+	FormatJSONPretty Format = C.TRAINER_FORMAT_JSON_PRETTY // JSON indented by two spaces
+)
+
+// errClosed is returned by methods called on a closed DocumentList or its documents.
+func errClosed() error {
+	return &Error{Code: CodeInvalidArgument, Message: "use of a closed trainer.DocumentList"}
+}
+
+var nextListID uint64
+
+// DocumentList holds the documents of one YAML stream or JSON text, in input order.
+//
+// Unlike the C handle, a DocumentList is safe for concurrent use by several goroutines: reads
+// (accessors, Validate, Encode) share a lock, Default and Close take it exclusively.
+type DocumentList struct {
+	mu  sync.RWMutex
+	ptr *C.trainer_document_list
+	id  uint64 // lock order when two lists are locked together (Validate with a context)
+}
+
+// ParseDocuments parses a YAML stream ("---"-separated documents) or JSON text. Empty and null
+// documents are skipped. Typed Trainer kinds (TrainJob, TrainingRuntime,
+// ClusterTrainingRuntime) are decoded now, so their type errors surface here as CodeParse with
+// a field error naming the path. No defaults are applied (see Document.Default).
+// opts may be nil for the library's limits. The caller must Close the list.
+func ParseDocuments(data []byte, opts *ParseOptions) (*DocumentList, error) {
+	var copts C.trainer_parse_options
+	var poptions *C.trainer_parse_options
+	if opts != nil {
+		if st := C.trainer_parse_options_init(&copts, C.TRAINER_PARSE_OPTIONS_VERSION); st != C.TRAINER_OK {
+			return nil, &Error{Code: Code(st), Message: "trainer_parse_options_init failed"}
+		}
+		for _, v := range []int{opts.MaxDocumentBytes, opts.MaxDepth, opts.MaxDocuments, opts.MaxNodes, opts.MaxAliases} {
+			if v < 0 {
+				return nil, &Error{Code: CodeInvalidArgument, Message: "ParseOptions limits must not be negative"}
+			}
+		}
+		copts.max_document_bytes = C.size_t(opts.MaxDocumentBytes)
+		copts.max_depth = C.size_t(opts.MaxDepth)
+		copts.max_documents = C.size_t(opts.MaxDocuments)
+		copts.max_nodes = C.size_t(opts.MaxNodes)
+		copts.max_aliases = C.size_t(opts.MaxAliases)
+		poptions = &copts
+	}
+	p, n := bytesArg(data)
+	var out *C.trainer_document_list
+	var cerr *C.trainer_error
+	st := C.trainer_documents_parse(p, n, poptions, &out, &cerr)
+	runtime.KeepAlive(data)
+	if err := takeError(st, cerr); err != nil {
+		C.trainer_document_list_free(out) // NULL on failure; harmless either way
+		return nil, err
+	}
+	l := &DocumentList{ptr: out, id: atomic.AddUint64(&nextListID, 1)}
+	runtime.SetFinalizer(l, finalizeList)
+	return l, nil
+}
+
+// listsFinalized counts lists freed by the finalizer (a safety net; tests observe it).
+var listsFinalized int64
+
+func finalizeList(l *DocumentList) {
+	atomic.AddInt64(&listsFinalized, 1)
+	l.Close()
+}
+
+// Close frees the list and its documents. It is idempotent and always returns nil; afterwards
+// the list is empty and the methods of its documents fail or return zero values.
+func (l *DocumentList) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.ptr != nil {
+		C.trainer_document_list_free(l.ptr)
+		l.ptr = nil
+		runtime.SetFinalizer(l, nil)
+	}
+	return nil
+}
+
+// Len returns the number of documents (0 after Close).
+func (l *DocumentList) Len() int {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return int(C.trainer_document_list_count(l.ptr))
+}
+
+// Document returns document i (0 <= i < Len()), or nil when i is out of range. The document
+// belongs to the list: it keeps the list reachable and stops working when the list is closed.
+func (l *DocumentList) Document(i int) *Document {
+	if i < 0 || i >= l.Len() {
+		return nil
+	}
+	return &Document{list: l, index: i}
+}
+
+// Documents returns every document of the list, in input order.
+func (l *DocumentList) Documents() []*Document {
+	n := l.Len()
+	docs := make([]*Document, n)
+	for i := range docs {
+		docs[i] = &Document{list: l, index: i}
+	}
+	return docs
+}
+
+// Document is one document of a DocumentList. It references its list, so the list is not
+// finalized while a Document is reachable; its C memory is released by the list's Close.
+type Document struct {
+	list  *DocumentList
+	index int
+}
+
+// doc returns the C document; the caller holds the list's lock. nil after Close.
+func (d *Document) doc() *C.trainer_document {
+	if d.list.ptr == nil {
+		return nil
+	}
+	return C.trainer_document_list_get(d.list.ptr, C.size_t(d.index))
+}
+
+// text reads one borrowed string accessor under the read lock and copies it.
+func (d *Document) text(get func(*C.trainer_document) *C.char) string {
+	d.list.mu.RLock()
+	defer d.list.mu.RUnlock()
+	doc := d.doc()
+	if doc == nil {
+		return ""
+	}
+	return optString(get(doc))
+}
+
+// Kind returns the document's kind ("TrainJob"), "" when absent or after Close.
+func (d *Document) Kind() string {
+	return d.text(func(p *C.trainer_document) *C.char { return C.trainer_document_kind(p) })
+}
+
+// APIVersion returns the document's apiVersion, "" when absent.
+func (d *Document) APIVersion() string {
+	return d.text(func(p *C.trainer_document) *C.char { return C.trainer_document_api_version(p) })
+}
+
+// Name returns metadata.name, "" when absent.
+func (d *Document) Name() string {
+	return d.text(func(p *C.trainer_document) *C.char { return C.trainer_document_name(p) })
+}
+
+// Namespace returns metadata.namespace, "" when absent.
+func (d *Document) Namespace() string {
+	return d.text(func(p *C.trainer_document) *C.char { return C.trainer_document_namespace(p) })
+}
+
+// Warnings returns the decoding warnings (`unknown field "spec.foo"` for each field outside the
+// typed schema); nil when there are none.
+func (d *Document) Warnings() []string {
+	d.list.mu.RLock()
+	defer d.list.mu.RUnlock()
+	doc := d.doc()
+	n := int(C.trainer_document_warning_count(doc))
+	if n == 0 {
+		return nil
+	}
+	out := make([]string, n)
+	for i := range out {
+		out[i] = optString(C.trainer_document_warning(doc, C.size_t(i)))
+	}
+	return out
+}
+
+// Default applies the CRD schema defaults in place, as the API server does before admission.
+// Untyped documents are left unchanged. Idempotent.
+func (d *Document) Default() error {
+	d.list.mu.Lock()
+	defer d.list.mu.Unlock()
+	doc := d.doc()
+	if doc == nil {
+		return errClosed()
+	}
+	var cerr *C.trainer_error
+	return takeError(C.trainer_document_default(doc, &cerr), cerr)
+}
+
+// Validate checks the document with Kubeflow Trainer's admission rules, as the API server would
+// on create; call Default first. For a TrainJob, a non-nil context enables the webhook checks
+// against the runtime it references (context may be the document's own list).
+//
+// It returns the admission warnings (also when the document is rejected) and, on rejection, an
+// *Error with CodeInvalid whose Fields list every violation. Kinds other than the three Trainer
+// kinds fail with CodeUnsupported.
+func (d *Document) Validate(context *DocumentList) ([]string, error) {
+	unlock := rlockPair(d.list, context)
+	defer unlock()
+	doc := d.doc()
+	if doc == nil || (context != nil && context.ptr == nil) {
+		return nil, errClosed()
+	}
+	var cctx *C.trainer_document_list
+	if context != nil {
+		cctx = context.ptr
+	}
+	var res *C.trainer_validation
+	var cerr *C.trainer_error
+	st := C.trainer_document_validate(doc, cctx, &res, &cerr)
+	var warnings []string
+	if res != nil {
+		if n := int(C.trainer_validation_warning_count(res)); n > 0 {
+			warnings = make([]string, n)
+			for i := range warnings {
+				warnings[i] = optString(C.trainer_validation_warning(res, C.size_t(i)))
+			}
+		}
+		C.trainer_validation_free(res)
+	}
+	return warnings, takeError(st, cerr)
+}
+
+// Encode writes the document as text. Typed documents come out in upstream's field order with
+// empty optional fields omitted; untyped ones keep their key order.
+func (d *Document) Encode(f Format) ([]byte, error) {
+	d.list.mu.RLock()
+	defer d.list.mu.RUnlock()
+	doc := d.doc()
+	if doc == nil {
+		return nil, errClosed()
+	}
+	var buf C.trainer_buffer
+	var cerr *C.trainer_error
+	st := C.trainer_document_encode(doc, C.trainer_format(f), &buf, &cerr)
+	if err := takeError(st, cerr); err != nil {
+		C.trainer_buffer_free(&buf)
+		return nil, err
+	}
+	return takeBuffer(&buf), nil
+}
+
+// rlockPair read-locks a (and b when it is another non-nil list) in a global order, so that two
+// goroutines validating across the same two lists cannot deadlock behind a pending writer.
+func rlockPair(a, b *DocumentList) (unlock func()) {
+	if b == nil || b == a {
+		a.mu.RLock()
+		return a.mu.RUnlock
+	}
+	first, second := a, b
+	if second.id < first.id {
+		first, second = second, first
+	}
+	first.mu.RLock()
+	second.mu.RLock()
+	return func() {
+		second.mu.RUnlock()
+		first.mu.RUnlock()
+	}
+}

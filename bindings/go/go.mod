@@ -1,0 +1,3 @@
+module libtrainer.dev/trainer
+
+go 1.19

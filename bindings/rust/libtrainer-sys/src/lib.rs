@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: Apache-2.0
+//! Raw declarations of the libtrainer C ABI (`include/trainer.h`), written by hand (no bindgen).
+//!
+//! Conventions follow the header: functions return a [`trainer_status`] (0 or a negative
+//! `TRAINER_E_*`), the optional last parameter receives an owned [`trainer_error`], inputs are
+//! borrowed `(ptr, len)` pairs and owned text comes back in a [`trainer_buffer`] released with
+//! [`trainer_buffer_free`]. Status codes are integer constants, never a Rust `enum`: a newer
+//! library may return a code this crate does not know.
+//!
+//! `tests/declarations.rs` compares the functions declared here with the `TRAINER_API`
+//! functions of the header, so the two cannot drift apart silently.
+#![no_std]
+#![allow(non_camel_case_types)]
+
+use core::ffi::{c_char, c_int};
+use core::marker::{PhantomData, PhantomPinned};
+
+/// Declares an opaque C type: unconstructible, `!Send`, `!Sync`, `!Unpin` (Rustonomicon).
+macro_rules! opaque {
+    ($($(#[$m:meta])* $name:ident;)*) => {$(
+        $(#[$m])*
+        #[repr(C)]
+        pub struct $name {
+            _data: [u8; 0],
+            _marker: PhantomData<(*mut u8, PhantomPinned)>,
+        }
+    )*};
+}
+
+// ---- Version ----------------------------------------------------------------------------------
+
+/// Header version these declarations were written against.
+pub const TRAINER_VERSION_MAJOR: u32 = 0;
+pub const TRAINER_VERSION_MINOR: u32 = 1;
+pub const TRAINER_VERSION_PATCH: u32 = 0;
+pub const TRAINER_VERSION_STRING: &str = "0.1.0";
+pub const TRAINER_VERSION_NUMBER: u32 =
+    TRAINER_VERSION_MAJOR * 10000 + TRAINER_VERSION_MINOR * 100 + TRAINER_VERSION_PATCH;
+
+// ---- Status codes -----------------------------------------------------------------------------
+
+pub type trainer_status = c_int;
+
+pub const TRAINER_OK: trainer_status = 0;
+pub const TRAINER_E_INVALID_ARGUMENT: trainer_status = -1;
+pub const TRAINER_E_PARSE: trainer_status = -2;
+pub const TRAINER_E_INVALID: trainer_status = -3;
+pub const TRAINER_E_LIMIT: trainer_status = -4;
+pub const TRAINER_E_NOT_FOUND: trainer_status = -5;
+pub const TRAINER_E_UNSUPPORTED: trainer_status = -6;
+pub const TRAINER_E_NOMEM: trainer_status = -7;
+pub const TRAINER_E_INTERNAL: trainer_status = -8;
+pub const TRAINER_E_USER: trainer_status = -9;
+pub const TRAINER_E_IO: trainer_status = -10;
+pub const TRAINER_E_TIMEOUT: trainer_status = -11;
+
+pub const TRAINER_FEATURE_MPI: u32 = 1 << 0;
+pub const TRAINER_FEATURE_NCCL: u32 = 1 << 1;
+
+// ---- Buffers ----------------------------------------------------------------------------------
+
+/// Library-allocated bytes; `data` is NUL-terminated, `len` (without the NUL) is authoritative.
+#[repr(C)]
+#[derive(Debug)]
+pub struct trainer_buffer {
+    pub data: *mut c_char,
+    pub len: usize,
+}
+
+impl trainer_buffer {
+    /// `TRAINER_BUFFER_INIT`.
+    pub const INIT: trainer_buffer = trainer_buffer { data: core::ptr::null_mut(), len: 0 };
+}
+
+impl Default for trainer_buffer {
+    fn default() -> Self {
+        Self::INIT
+    }
+}
+
+// ---- Documents --------------------------------------------------------------------------------
+
+/// Parse limits; a field left at 0 means the library default. Fields are only ever appended.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct trainer_parse_options {
+    pub version: u32,
+    pub max_document_bytes: usize,
+    pub max_depth: usize,
+    pub max_documents: usize,
+    pub max_nodes: usize,
+    pub max_aliases: usize,
+}
+
+pub const TRAINER_PARSE_OPTIONS_VERSION: u32 = 1;
+
+impl trainer_parse_options {
+    /// `TRAINER_PARSE_OPTIONS_INIT`.
+    pub const INIT: trainer_parse_options = trainer_parse_options {
+        version: TRAINER_PARSE_OPTIONS_VERSION,
+        max_document_bytes: 0,
+        max_depth: 0,
+        max_documents: 0,
+        max_nodes: 0,
+        max_aliases: 0,
+    };
+}
+
+pub type trainer_format = c_int;
+
+pub const TRAINER_FORMAT_JSON: trainer_format = 0;
+pub const TRAINER_FORMAT_YAML: trainer_format = 1;
+pub const TRAINER_FORMAT_JSON_PRETTY: trainer_format = 2;
+
+opaque! {
+    /// An error object: code, message and field violations. Movable; owned by the caller.
+    trainer_error;
+    /// The documents of one YAML stream or JSON text. Movable; owned by the caller.
+    trainer_document_list;
+    /// One document, borrowed from its list.
+    trainer_document;
+    /// Admission warnings of one validation. Shareable; owned by the caller.
+    trainer_validation;
+}
+
+unsafe extern "C" {
+    pub fn trainer_version_number() -> u32;
+    pub fn trainer_version_string() -> *const c_char;
+    pub fn trainer_features() -> u32;
+    pub fn trainer_status_name(status: trainer_status) -> *const c_char;
+
+    pub fn trainer_buffer_free(buf: *mut trainer_buffer);
+
+    pub fn trainer_error_free(err: *mut trainer_error);
+    pub fn trainer_error_code(err: *const trainer_error) -> trainer_status;
+    pub fn trainer_error_message(err: *const trainer_error) -> *const c_char;
+    pub fn trainer_error_field_count(err: *const trainer_error) -> usize;
+    pub fn trainer_error_field_path(err: *const trainer_error, i: usize) -> *const c_char;
+    pub fn trainer_error_field_type(err: *const trainer_error, i: usize) -> *const c_char;
+    pub fn trainer_error_field_value(err: *const trainer_error, i: usize) -> *const c_char;
+    pub fn trainer_error_field_detail(err: *const trainer_error, i: usize) -> *const c_char;
+    pub fn trainer_error_field_string(err: *const trainer_error, i: usize) -> *const c_char;
+
+    pub fn trainer_parse_options_init(
+        opts: *mut trainer_parse_options,
+        version: u32,
+    ) -> trainer_status;
+    pub fn trainer_documents_parse(
+        data: *const c_char,
+        len: usize,
+        opts: *const trainer_parse_options,
+        out: *mut *mut trainer_document_list,
+        err: *mut *mut trainer_error,
+    ) -> trainer_status;
+    pub fn trainer_document_list_free(list: *mut trainer_document_list);
+    pub fn trainer_document_list_count(list: *const trainer_document_list) -> usize;
+    pub fn trainer_document_list_get(
+        list: *mut trainer_document_list,
+        i: usize,
+    ) -> *mut trainer_document;
+    pub fn trainer_document_kind(doc: *const trainer_document) -> *const c_char;
+    pub fn trainer_document_api_version(doc: *const trainer_document) -> *const c_char;
+    pub fn trainer_document_name(doc: *const trainer_document) -> *const c_char;
+    pub fn trainer_document_namespace(doc: *const trainer_document) -> *const c_char;
+    pub fn trainer_document_warning_count(doc: *const trainer_document) -> usize;
+    pub fn trainer_document_warning(doc: *const trainer_document, i: usize) -> *const c_char;
+    pub fn trainer_document_default(
+        doc: *mut trainer_document,
+        err: *mut *mut trainer_error,
+    ) -> trainer_status;
+    pub fn trainer_document_validate(
+        doc: *const trainer_document,
+        context: *const trainer_document_list,
+        out: *mut *mut trainer_validation,
+        err: *mut *mut trainer_error,
+    ) -> trainer_status;
+    pub fn trainer_validation_free(validation: *mut trainer_validation);
+    pub fn trainer_validation_warning_count(validation: *const trainer_validation) -> usize;
+    pub fn trainer_validation_warning(
+        validation: *const trainer_validation,
+        i: usize,
+    ) -> *const c_char;
+    pub fn trainer_document_encode(
+        doc: *const trainer_document,
+        fmt: trainer_format,
+        out: *mut trainer_buffer,
+        err: *mut *mut trainer_error,
+    ) -> trainer_status;
+}

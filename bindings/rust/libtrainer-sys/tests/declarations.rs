@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: Apache-2.0
+//! Drift check without bindgen: the functions and constants declared by hand in src/lib.rs must
+//! be exactly the `TRAINER_API` functions and the `TRAINER_*` integer macros of trainer.h, and the
+//! layout of transparent structs must match what the library writes.
+
+use std::collections::BTreeMap;
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+fn header_path() -> PathBuf {
+    let dir = std::env::var_os("TRAINER_INCLUDE_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../include"));
+    dir.join("trainer.h")
+}
+
+fn read(path: &PathBuf) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
+}
+
+/// Joins the header into one line per declaration, then picks `TRAINER_API ... name(`.
+fn header_functions(header: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let flat = header.replace('\n', " ");
+    for decl in flat.split("TRAINER_API").skip(1) {
+        // Skip the macro definitions themselves (`#define TRAINER_API ...`).
+        let Some(paren) = decl.find('(') else { continue };
+        let head = decl[..paren].trim_end();
+        if head.contains('#') || head.is_empty() {
+            continue;
+        }
+        let name: String = head
+            .chars()
+            .rev()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect::<String>()
+            .chars()
+            .rev()
+            .collect();
+        if name.starts_with("trainer_") {
+            out.insert(name);
+        }
+    }
+    out
+}
+
+fn rust_functions(src: &str) -> BTreeSet<String> {
+    src.lines()
+        .filter_map(|l| l.trim().strip_prefix("pub fn "))
+        .map(|rest| rest[..rest.find('(').unwrap()].to_string())
+        .collect()
+}
+
+/// `#define TRAINER_X (-3)` / `#define TRAINER_X 0` / `(1u << 2)` -> value.
+fn header_int_macros(header: &str) -> BTreeMap<String, i64> {
+    let mut out = BTreeMap::new();
+    for line in header.lines() {
+        let Some(rest) = line.trim().strip_prefix("#define ") else { continue };
+        let mut it = rest.splitn(2, char::is_whitespace);
+        let (Some(name), Some(value)) = (it.next(), it.next()) else { continue };
+        if !name.starts_with("TRAINER_") || name.contains('(') {
+            continue;
+        }
+        let value = value.split("/*").next().unwrap().trim();
+        if let Some(v) = eval_int(value) {
+            out.insert(name.to_string(), v);
+        }
+    }
+    out
+}
+
+fn eval_int(text: &str) -> Option<i64> {
+    let t = text.trim();
+    let t = t.strip_prefix('(').and_then(|x| x.strip_suffix(')')).unwrap_or(t).trim();
+    if let Some((a, b)) = t.split_once("<<") {
+        return Some(eval_int(a)? << eval_int(b)?);
+    }
+    let t = t.trim_end_matches(['u', 'U']);
+    t.parse::<i64>().ok()
+}
+
+/// `pub const TRAINER_X: type = value;` in src/lib.rs -> value.
+fn rust_int_consts(src: &str) -> BTreeMap<String, i64> {
+    let mut out = BTreeMap::new();
+    for line in src.lines() {
+        let Some(rest) = line.trim().strip_prefix("pub const ") else { continue };
+        let Some((name, rest)) = rest.split_once(':') else { continue };
+        let Some((_, value)) = rest.split_once('=') else { continue };
+        if let Some(v) = eval_int(value.trim().trim_end_matches(';')) {
+            out.insert(name.trim().to_string(), v);
+        }
+    }
+    out
+}
+
+#[test]
+fn every_header_function_is_declared_and_nothing_else() {
+    let header = read(&header_path());
+    let src = read(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src/lib.rs"));
+    let want = header_functions(&header);
+    let have = rust_functions(&src);
+    assert!(want.contains("trainer_version_number"), "header parse found {want:?}");
+    let missing: Vec<_> = want.difference(&have).collect();
+    let extra: Vec<_> = have.difference(&want).collect();
+    assert!(
+        missing.is_empty() && extra.is_empty(),
+        "libtrainer-sys drifted from trainer.h: missing {missing:?}, not in header {extra:?}"
+    );
+}
+
+#[test]
+fn integer_constants_match_the_header() {
+    let header = header_int_macros(&read(&header_path()));
+    let rust =
+        rust_int_consts(&read(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src/lib.rs")));
+    assert!(header.contains_key("TRAINER_E_INVALID"), "header parse found {header:?}");
+    for (name, value) in &header {
+        match rust.get(name) {
+            Some(v) => assert_eq!(v, value, "{name}: Rust {v}, header {value}"),
+            None => panic!("{name} = {value} is in trainer.h but not in libtrainer-sys"),
+        }
+    }
+    // The version constants are what the header says (TRAINER_VERSION_NUMBER is computed).
+    assert_eq!(header["TRAINER_VERSION_MAJOR"], i64::from(libtrainer_sys::TRAINER_VERSION_MAJOR));
+    assert_eq!(header["TRAINER_VERSION_MINOR"], i64::from(libtrainer_sys::TRAINER_VERSION_MINOR));
+    assert_eq!(header["TRAINER_VERSION_PATCH"], i64::from(libtrainer_sys::TRAINER_VERSION_PATCH));
+}
+
+#[test]
+fn version_string_matches_the_header() {
+    let header = read(&header_path());
+    let line = header
+        .lines()
+        .find(|l| l.starts_with("#define TRAINER_VERSION_STRING"))
+        .expect("TRAINER_VERSION_STRING in trainer.h");
+    assert_eq!(line.split('"').nth(1), Some(libtrainer_sys::TRAINER_VERSION_STRING));
+}
+
+#[test]
+fn buffer_layout_is_pointer_then_size() {
+    use core::mem::{align_of, offset_of, size_of};
+    use libtrainer_sys::trainer_buffer;
+    assert_eq!(offset_of!(trainer_buffer, data), 0);
+    assert_eq!(offset_of!(trainer_buffer, len), size_of::<*mut u8>());
+    assert_eq!(size_of::<trainer_buffer>(), 2 * size_of::<usize>());
+    assert_eq!(align_of::<trainer_buffer>(), align_of::<usize>());
+}
+
+#[test]
+fn library_reports_the_declared_version() {
+    let n = unsafe { libtrainer_sys::trainer_version_number() };
+    assert_eq!(n, libtrainer_sys::TRAINER_VERSION_NUMBER);
+    let s = unsafe { core::ffi::CStr::from_ptr(libtrainer_sys::trainer_version_string()) };
+    assert_eq!(s.to_str().unwrap(), libtrainer_sys::TRAINER_VERSION_STRING);
+}
