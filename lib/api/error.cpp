@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "trainer/error.hpp"
 
+#include "api/number_text.hpp"
+
 #include <boost/json/serialize.hpp>
 
 namespace trainer {
@@ -42,6 +44,7 @@ std::string render_value(const boost::json::value& v) {
     case boost::json::kind::null: return "null";
     case boost::json::kind::string: return go_quote(std::string(v.get_string()));
     case boost::json::kind::bool_: return v.get_bool() ? "true" : "false";
+    case boost::json::kind::double_: return detail::double_text(v.get_double());
     default: return boost::json::serialize(v);
   }
 }

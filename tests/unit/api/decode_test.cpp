@@ -159,7 +159,7 @@ TEST_CASE("wrong JSON types name the exact field path", "[decode]") {
   require_type_error("spec:\n  trainer:\n    numNodes: 2147483648\n", "spec.trainer.numNodes",
                      "spec.trainer.numNodes: Invalid value: 2147483648: expected int32");
   require_type_error("spec:\n  trainer:\n    numNodes: 1.5\n", "spec.trainer.numNodes",
-                     "spec.trainer.numNodes: Invalid value: 1.5E0: expected int32");
+                     "spec.trainer.numNodes: Invalid value: 1.5: expected int32");
   require_type_error("spec:\n  runtimePatches:\n  - manager: m\n  - manager: [1]\n",
                      "spec.runtimePatches[1].manager",
                      "spec.runtimePatches[1].manager: Invalid value: expected string, got array");
