@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "kube/apply.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <catch2/catch.hpp>
+
+namespace json = boost::json;
+using namespace trainer::detail;
+
+namespace {
+json::array arr(const char* text) {
+  return json::parse(text).as_array();
+}
+json::object obj(const char* text) {
+  return json::parse(text).as_object();
+}
+}  // namespace
+
+TEST_CASE("upsert_env replaces by name in place, else appends", "[apply]") {
+  auto env = arr(R"([{"name":"A","value":"1"},{"name":"B","value":"2"}])");
+  upsert_env(env, env_value("A", "one"));
+  upsert_env(env, env_field_ref("RANK", kJobCompletionIndexFieldPath));
+  CHECK(
+      json::serialize(env) ==
+      R"([{"name":"A","value":"one"},{"name":"B","value":"2"},{"name":"RANK","valueFrom":)"
+      R"({"fieldRef":{"fieldPath":"metadata.annotations['batch.kubernetes.io/job-completion-index']"}}}])");
+}
+
+TEST_CASE("upsert_port matches containerPort or name, and nil names are equal", "[apply]") {
+  auto ports = arr(R"([{"containerPort":8080}])");
+  // No name on either side: the unnamed port is replaced even though the numbers differ.
+  upsert_port(ports, obj(R"({"containerPort":29500})"));
+  CHECK(json::serialize(ports) == R"([{"containerPort":29500}])");
+  auto named = arr(R"([{"name":"http","containerPort":8080}])");
+  upsert_port(named, obj(R"({"containerPort":29500})"));
+  CHECK(named.size() == 2);
+  upsert_port(named, obj(R"({"name":"http","containerPort":9090})"));
+  CHECK(json::serialize(named[0]) == R"({"name":"http","containerPort":9090})");
+}
+
+TEST_CASE("volumes match by name, mounts by mountPath", "[apply]") {
+  auto volumes = arr(R"([{"name":"a","emptyDir":{}}])");
+  upsert_volume(volumes, obj(R"({"name":"a","secret":{"secretName":"s"}})"));
+  CHECK(json::serialize(volumes) == R"([{"name":"a","secret":{"secretName":"s"}}])");
+  auto mounts = arr(R"([{"name":"x","mountPath":"/data"}])");
+  upsert_volume_mount(mounts, obj(R"({"name":"y","mountPath":"/data"})"));
+  upsert_volume_mount(mounts, obj(R"({"name":"x","mountPath":"/other"})"));
+  CHECK(json::serialize(mounts) ==
+        R"([{"name":"y","mountPath":"/data"},{"name":"x","mountPath":"/other"}])");
+}
+
+TEST_CASE("env_to_apply_form keeps what upstream's apply configuration keeps", "[apply]") {
+  CHECK(json::serialize(env_to_apply_form(obj(R"({"name":"E","value":""})"))) ==
+        R"({"name":"E","value":""})");
+  CHECK(
+      json::serialize(env_to_apply_form(obj(
+          R"({"name":"P","valueFrom":{"fieldRef":{"apiVersion":"v1","fieldPath":"metadata.name"}}})"))) ==
+      R"({"name":"P","valueFrom":{"fieldRef":{"fieldPath":"metadata.name"}}})");
+  CHECK(
+      json::serialize(env_to_apply_form(obj(
+          R"({"name":"S","valueFrom":{"secretKeyRef":{"name":"s","key":"k","optional":true}}})"))) ==
+      R"({"name":"S","valueFrom":{"secretKeyRef":{"name":"s","key":"k","optional":true}}})");
+  // Sources the apply configuration does not know are dropped.
+  CHECK(json::serialize(env_to_apply_form(
+            obj(R"({"name":"F","valueFrom":{"fileKeyRef":{"path":"p","key":"k"}}})"))) ==
+        R"({"name":"F"})");
+}
