@@ -13,8 +13,8 @@ static const char kJob[] =
     "  trainer: {numNodes: -1}\n";
 
 int main(void) {
-  trainer_document_list *list = NULL;
-  trainer_error *err = NULL;
+  trainer_document_list* list = NULL;
+  trainer_error* err = NULL;
   trainer_status st;
 
   if (trainer_version_number() != TRAINER_VERSION_NUMBER ||
@@ -28,13 +28,14 @@ int main(void) {
     trainer_error_free(err);
     return 1;
   }
-  trainer_document *doc = trainer_document_list_get(list, 0);
+  trainer_document* doc = trainer_document_list_get(list, 0);
   st = trainer_document_default(doc, NULL);
   if (st == TRAINER_OK) st = trainer_document_validate(doc, NULL, NULL, &err);
   /* numNodes: -1 is rejected with a field error at spec.trainer.numNodes. */
   int ok = st == TRAINER_E_INVALID && trainer_error_field_count(err) >= 1 &&
            strcmp(trainer_error_field_path(err, 0), "spec.trainer.numNodes") == 0;
-  if (!ok) fprintf(stderr, "validate: %s %s\n", trainer_status_name(st), trainer_error_message(err));
+  if (!ok)
+    fprintf(stderr, "validate: %s %s\n", trainer_status_name(st), trainer_error_message(err));
   trainer_error_free(err);
   trainer_document_list_free(list);
   if (!ok) return 1;

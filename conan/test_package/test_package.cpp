@@ -9,7 +9,8 @@
 int main() {
   const auto err = trainer::Error::invalid(
       {trainer::field_invalid("spec.trainer.numNodes", -1, "must be greater than or equal to 0")});
-  if (err.message != "spec.trainer.numNodes: Invalid value: -1: must be greater than or equal to 0") {
+  if (err.message !=
+      "spec.trainer.numNodes: Invalid value: -1: must be greater than or equal to 0") {
     std::cerr << "unexpected: " << err.message << "\n";
     return 1;
   }
