@@ -5,9 +5,13 @@ find_package(Boost 1.81 REQUIRED CONFIG COMPONENTS json)
 find_package(tl-expected 1.0 REQUIRED CONFIG)
 find_package(yaml-cpp REQUIRED CONFIG)
 find_package(Threads REQUIRED)
+# libcrypto: SSH keys of MPI jobs (ECDSA P-521) and the Flux curve (X25519), OpenSSL 3 EVP only.
+find_package(OpenSSL 3 REQUIRED COMPONENTS Crypto)
 set_package_properties(Boost PROPERTIES TYPE REQUIRED PURPOSE "Boost.JSON: the JSON model")
 set_package_properties(tl-expected PROPERTIES TYPE REQUIRED PURPOSE "Result<T>")
 set_package_properties(yaml-cpp PROPERTIES TYPE REQUIRED PURPOSE "YAML front end")
+set_package_properties(OpenSSL PROPERTIES TYPE REQUIRED
+  PURPOSE "libcrypto: SSH keys of MPI jobs, Flux curve keys")
 
 # Debian's yaml-cpp 0.7 exports `yaml-cpp`; Conan/vcpkg 0.8 export `yaml-cpp::yaml-cpp`.
 if(TARGET yaml-cpp::yaml-cpp)

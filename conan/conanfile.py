@@ -80,6 +80,8 @@ class LibtrainerConan(ConanFile):
         self.requires("tl-expected/[>=1.0 <2]", transitive_headers=True)
         # Not in any installed header, but libtrainer_cpp.a needs it at the consumer's link.
         self.requires("yaml-cpp/[>=0.7 <0.9]", transitive_libs=True)
+        # libcrypto: SSH keys of MPI jobs and Flux curve keys (OpenSSL 3 EVP API only).
+        self.requires("openssl/[>=3 <4]", transitive_libs=True)
         if self.options.with_mpi:
             self.requires("openmpi/[>=4.1 <6]", transitive_libs=True)
         # CUDA and NCCL are system prerequisites found by CMake (ConanCenter has no recipe).
@@ -156,6 +158,7 @@ class LibtrainerConan(ConanFile):
         core.libs = ["trainer_cpp"]
         core.requires = ["base"]
         self._link(core, "yaml-cpp::yaml-cpp", ["yaml-cpp"])
+        self._link(core, "openssl::crypto", ["crypto"])
 
         capi = self.cpp_info.components["trainer"]
         capi.set_property("cmake_target_name", "libtrainer::trainer")

@@ -71,6 +71,9 @@ struct SchedulerInfo {
 struct TemplateSpec {
   boost::json::object jobset_spec;  ///< the (patched, resource-merged) JobSet spec being built
   std::vector<PodSet> pod_sets;
+  /// The runtime's JobSet spec as written, before runtime patches: what the JobSet plugin checks
+  /// the patches' job and container names against.
+  boost::json::object runtime_jobset_spec;
 };
 
 /// Everything the plugins share about one TrainJob + runtime (upstream `runtime.Info`).

@@ -76,5 +76,35 @@ run 0 deprecated -- validate -f "$data/deprecated-runtime.yaml" && {
 }
 run 1 unsupported-runtime -- validate -f "$data/unsupported-runtime.yaml" && has unsupported-runtime "$err" "unsupported runtime: MyRuntime.example.com"
 
+# render: the objects the controller would create, or nothing on stdout when rejected.
+uid=0c4fd9c2-1111-4222-8333-944455556666
+run 0 render -- render -f "$ex/runtime.yaml" -f "$ex/trainjob.yaml" --uid "$uid" && {
+  has render "$out" "kind: JobSet"
+  has render "$out" "name: mnist-ddp-runtime-snapshot"
+  has render "$out" "uid: $uid"
+  has render "$out" "PET_NPROC_PER_NODE"
+  empty render-err "$err"
+}
+run 0 render-json -- render -f "$ex/runtime.yaml" -f "$ex/trainjob.yaml" -o json && {
+  has render-json "$out" '"kind": "List"'
+  has render-json "$out" '"kind": "JobSet"'
+}
+run 0 render-namespace -- render -f "$ex/runtime.yaml" -f - --namespace team-a < <(sed '/namespace: default/d' "$ex/trainjob.yaml") && has render-namespace "$out" "namespace: team-a"
+run 1 render-invalid -- render -f "$ex/runtime.yaml" -f "$data/invalid-trainjob.yaml" && {
+  empty render-invalid-out "$out"
+  has render-invalid "$err" "spec.trainer.numProcPerNode: Invalid value: 0"
+}
+run 1 render-no-runtime -- render -f "$ex/trainjob.yaml" && {
+  empty render-no-runtime-out "$out"
+  has render-no-runtime "$err" "torch-distributed"
+}
+run 1 render-two-jobs -- render -f "$ex/runtime.yaml" -f "$ex/trainjob.yaml" -f "$data/unknown-field.yaml" && empty render-two-jobs-out "$out"
+run 0 render-managed-elsewhere -- render -f "$ex/runtime.yaml" -f "$data/multikueue.yaml" && {
+  empty render-managed-out "$out"
+  has render-managed-elsewhere "$err" "kueue.x-k8s.io/multikueue"
+}
+run 2 render-no-files -- render
+run 2 render-bad-output -- render -f "$ex/trainjob.yaml" -o table
+
 if ((failures)); then echo "cli_test: $failures failure(s)"; exit 1; fi
 echo "cli_test: all passed"

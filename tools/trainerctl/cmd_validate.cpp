@@ -2,8 +2,9 @@
 #include "commands.hpp"
 #include "input_files.hpp"
 #include "output.hpp"
+#include "render_context.hpp"
 
-#include "trainer/admission.hpp"
+#include "trainer/render.hpp"
 
 #include <cstdio>
 #include <string_view>
@@ -15,7 +16,8 @@ constexpr std::string_view kUsage =
     "usage: trainerctl validate -f FILE [-f FILE ...] [-o yaml|json]\n"
     "  Decodes, defaults and validates TrainJobs, TrainingRuntimes and ClusterTrainingRuntimes.\n"
     "  A TrainJob is also checked against the runtime it references when that runtime is among\n"
-    "  the inputs. With -o, the defaulted objects are printed.\n";
+    "  the inputs, with every plugin's rules (the same admission path as render). With -o, the\n"
+    "  defaulted objects are printed.\n";
 
 }  // namespace
 
@@ -49,9 +51,12 @@ int cmd_validate(const Args& args) {
 
   auto docs = read_documents(files);
   if (!docs) return report_error(docs.error());
-  auto admission = trainer::admit(*docs);
+  // Validation never builds objects, so the context needs no UID, clock or keys.
+  const trainer::RenderContext ctx;
+  trainer::RenderDocumentsOptions options;
+  options.on_warning = print_warning;
+  auto admission = trainer::admit_documents(*docs, ctx, options);
   if (!admission) return report_error(admission.error());
-  print_warnings(admission->warnings);
   if (!admission->ok()) return report_field_errors(admission->errors);
   if (*format != OutputFormat::kNone) print_objects(admission->objects, *format);
   return kExitOk;

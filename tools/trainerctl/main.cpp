@@ -13,6 +13,7 @@ constexpr std::string_view kUsage =
     "commands:\n"
     "  version     print the trainerctl and libtrainer versions\n"
     "  validate    decode, default and validate TrainJobs and (Cluster)TrainingRuntimes\n"
+    "  render      render the objects the Kubeflow Trainer controller would create\n"
     "Run 'trainerctl <command> --help' for a command's options.\n";
 
 }  // namespace
@@ -27,6 +28,7 @@ int main(int argc, char** argv) {
   try {
     if (command == "version") return trainerctl::cmd_version(args);
     if (command == "validate") return trainerctl::cmd_validate(args);
+    if (command == "render") return trainerctl::cmd_render(args);
     if (command == "-h" || command == "--help" || command == "help") {
       std::fputs(kUsage.data(), stdout);
       return trainerctl::kExitOk;

@@ -19,8 +19,8 @@ std::optional<OutputFormat> parse_output_format(const std::string& text) {
   return std::nullopt;
 }
 
-void print_warnings(const std::vector<std::string>& warnings) {
-  for (const auto& w : warnings) std::fprintf(stderr, "Warning: %s\n", w.c_str());
+void print_warning(std::string_view warning) {
+  std::fprintf(stderr, "Warning: %.*s\n", static_cast<int>(warning.size()), warning.data());
 }
 
 int report_field_errors(const std::vector<trainer::FieldError>& errors) {

@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace trainerctl {
@@ -17,7 +18,7 @@ enum class OutputFormat { kNone, kYaml, kJson };
 std::optional<OutputFormat> parse_output_format(const std::string& text);
 
 /// `Warning: <text>` lines on stderr, as kubectl prints admission warnings.
-void print_warnings(const std::vector<std::string>& warnings);
+void print_warning(std::string_view warning);
 /// One `path: Type: detail` line per field error on stderr; returns kExitFailed.
 int report_field_errors(const std::vector<trainer::FieldError>& errors);
 /// `error: <message>` (or the field errors) on stderr; returns kExitFailed.

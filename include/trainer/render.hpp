@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The rendering pipeline: TrainJob + (Cluster)TrainingRuntime -> the objects the Kubeflow Trainer
+// controller would apply, deterministically and offline (reference sections 3 and 8).
+//
+//   render_documents(docs, ctx)          decode, default, admit (CRD/CEL + webhook + plugin rules),
+//     -> render(job, runtime, ctx)        snapshot, new_runtime_info, plugin phases, builders
+//
+// Phases run in upstream's order: EnforceMLPolicy, EnforcePodGroupPolicy, EnforcePodSpec,
+// PreBuildSync, Build. Within a phase plugins run in the order the registry lists them (see
+// docs/framework.md); enforce and build phases stop at the first error, validation collects all.
+#pragma once
+
+#include "trainer/admission.hpp"
+#include "trainer/error.hpp"
+#include "trainer/framework.hpp"
+#include "trainer/model.hpp"
+#include "trainer/validation.hpp"
+
+#include <boost/json/value.hpp>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace trainer {
+
+/// Creates one plugin instance.
+using PluginFactory = std::function<std::unique_ptr<Plugin>()>;
+
+/// One entry of a plugin registry: the plugin's registry name and its factory.
+struct RegistryEntry {
+  std::string name;
+  PluginFactory factory;
+};
+
+/// An ordered plugin registry. The order is the order of the plugins within every phase.
+using Registry = std::vector<RegistryEntry>;
+
+/// Every built-in plugin, in the documented order (docs/framework.md): JobSet, Torch, MPI, JAX,
+/// XGBoost, Flux, PlainML, CoScheduling, Volcano, TrainJobStatus. `TrainJobStatus` is listed only
+/// when its feature gate is on, as upstream registers it.
+[[nodiscard]] Registry default_registry(const FeatureGates& gates);
+
+/// The plugins of one pipeline, partitioned once per extension point (upstream `framework.New`).
+/// Thread safety: the `run_*` functions may be called concurrently when the plugins' methods are
+/// safe to call concurrently; the built-in plugins keep no state between calls, so a Framework
+/// of built-in plugins may be shared between threads.
+class Framework {
+ public:
+  /// Takes ownership of `plugins`, in phase order.
+  explicit Framework(std::vector<std::unique_ptr<Plugin>> plugins);
+  /// Instantiates every plugin of `registry`, in registry order.
+  [[nodiscard]] static Framework from_registry(const Registry& registry);
+
+  Framework(Framework&&) noexcept = default;
+  Framework& operator=(Framework&&) noexcept = default;
+  Framework(const Framework&) = delete;
+  Framework& operator=(const Framework&) = delete;
+  ~Framework() = default;
+
+  /// Every plugin's `validate`; warnings and errors of all plugins, in plugin order.
+  [[nodiscard]] ValidationResult run_custom_validation(const Info& info, const TrainJob* old_job,
+                                                       const TrainJob& new_job,
+                                                       const RenderContext& ctx) const;
+  [[nodiscard]] Result<void> run_enforce_ml_policy(Info& info, TrainJob& job) const;
+  [[nodiscard]] Result<void> run_enforce_pod_group_policy(Info& info, const TrainJob& job) const;
+  [[nodiscard]] Result<void> run_enforce_pod_spec(Info& info, const TrainJob& job,
+                                                  const RenderContext& ctx) const;
+  [[nodiscard]] Result<void> run_pre_build_sync(Info& info, const TrainJob& job) const;
+  /// Objects of every builder, concatenated in plugin order.
+  [[nodiscard]] Result<std::vector<boost::json::value>> run_component_builders(
+      const Info& info, const TrainJob& job, const RenderContext& ctx) const;
+
+  [[nodiscard]] const std::vector<std::unique_ptr<Plugin>>& plugins() const noexcept {
+    return plugins_;
+  }
+
+ private:
+  std::vector<std::unique_ptr<Plugin>> plugins_;
+  std::vector<CustomValidationPlugin*> custom_validation_;
+  std::vector<EnforceMLPolicyPlugin*> enforce_ml_policy_;
+  std::vector<EnforcePodGroupPolicyPlugin*> enforce_pod_group_policy_;
+  std::vector<EnforcePodSpecPlugin*> enforce_pod_spec_;
+  std::vector<PreComponentBuilderPlugin*> pre_component_builder_;
+  std::vector<ComponentBuilderPlugin*> component_builder_;
+};
+
+/// Upstream `newRuntimeInfo` (reference 3.6): JobSet labels/annotations from the runtime template
+/// and the patches, runtime patches applied in order with strategic-merge-patch semantics
+/// (replicated jobs back in template order), `resourcesPerNode` merged into the trainer `node`
+/// container, one PodSet per replicated job with its count and single-pod requests.
+/// Fails when a patch cannot be applied or a resource quantity does not parse.
+[[nodiscard]] Result<Info> new_runtime_info(const TrainJob& job, const TrainingRuntimeSpec& spec);
+
+/// What a render produced.
+struct RenderOutput {
+  /// The objects to apply, in order: the runtime snapshot ConfigMap (when it does not exist
+  /// yet), then every builder's objects in plugin order (JobSet, MPI, Flux, PodGroups, ...).
+  std::vector<boost::json::value> objects;
+  /// Admission warnings (render_documents only).
+  std::vector<std::string> warnings;
+  /// Non-empty when the controller would not act on the TrainJob at all (managed by another
+  /// controller, or already finished); `objects` is then empty. A sentence the CLI can print.
+  std::string skipped_reason;
+};
+
+/// Renders an admitted (defaulted, validated) TrainJob against its runtime (`runtime` names
+/// exactly one of a TrainingRuntime or a ClusterTrainingRuntime, or none when the runtime
+/// snapshot found through `ctx.lookup` is to be used). The TrainJob's UID is `ctx.train_job_uid`
+/// (or its own `metadata.uid` when that is empty); a missing namespace means `default`.
+/// The snapshot ConfigMap `<job>-runtime-snapshot` returned by `ctx.lookup` is used in preference
+/// to `runtime`, as upstream does; it is validated (owner UID, data key, runtime identity) with
+/// upstream's messages. `framework` defaults to the built-in plugins of
+/// `default_registry(ctx.feature_gates)`.
+[[nodiscard]] Result<RenderOutput> render(const TrainJob& job, const RuntimeLookup& runtime,
+                                          const RenderContext& ctx,
+                                          const Framework* framework = nullptr);
+
+/// Options of `admit_documents` and `render_documents`.
+struct RenderDocumentsOptions {
+  /// Namespace given to namespaced inputs (TrainJob, TrainingRuntime) that have none, as
+  /// `kubectl --namespace` does; an input with another explicit namespace is refused. Empty:
+  /// inputs without a namespace are in `default`.
+  std::string namespace_;
+  /// Called with every admission warning as it is found, also when the call then fails.
+  std::function<void(std::string_view)> on_warning;
+  /// Plugins; the built-in ones of `default_registry(ctx.feature_gates)` when null.
+  const Framework* framework = nullptr;
+};
+
+/// The admission path of `trainerctl validate` and `render`: `admit()` (CRD schema/CEL rules and
+/// webhooks) plus, for each TrainJob whose runtime is among the inputs and that passes its own
+/// rules, every plugin's validation on the runtime info (the TrainJob webhook's plugin step).
+/// Objects of other kinds are objects that exist in the cluster (consulted by plugins through
+/// the lookup together with `ctx.lookup`).
+[[nodiscard]] Result<Admission> admit_documents(const std::vector<boost::json::value>& documents,
+                                                const RenderContext& ctx,
+                                                const RenderDocumentsOptions& options = {});
+
+/// `trainerctl render`: admits `documents` as `admit_documents` does, then renders their only
+/// TrainJob. Errors:
+/// - `kInvalid`: not exactly one TrainJob; an input in another namespace than
+///   `options.namespace_`; any admission error (all field errors in `Error::fields`);
+/// - `kNotFound`: the runtime the TrainJob references is not among the inputs (the message says
+///   what was looked for and, when a TrainingRuntime of that name is in another namespace,
+///   where it is; `Error::fields` holds the webhook's `spec.runtimeRef` error);
+/// - any error of `render`.
+/// A TrainJob managed by another controller (`spec.managedBy`) renders nothing:
+/// `RenderOutput::skipped_reason` says why.
+[[nodiscard]] Result<RenderOutput> render_documents(
+    const std::vector<boost::json::value>& documents, const RenderContext& ctx,
+    const RenderDocumentsOptions& options = {});
+
+}  // namespace trainer

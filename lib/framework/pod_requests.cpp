@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Kubernetes PodRequests and the resources merge of `resourcesPerNode`.
+#include "framework/framework_internal.hpp"
+#include "framework/json_path.hpp"
+
+#include <boost/json/serialize.hpp>
+
+#include <string_view>
+#include <utility>
+
+namespace trainer::detail {
+namespace {
+
+namespace json = boost::json;
+using ResourceList = std::map<std::string, Quantity>;
+
+Result<Quantity> parse_quantity(const json::value& v, std::string_view name) {
+  std::string text;
+  if (v.is_string()) {
+    text = std::string(v.get_string());
+  } else if (v.is_number()) {
+    text = json::serialize(v);
+  } else {
+    return fail(ErrorCode::kInvalid,
+                "resource " + std::string(name) + ": quantity must be a string or a number");
+  }
+  auto q = Quantity::parse(text);
+  if (!q) {
+    return fail(q.error().code,
+                "resource " + std::string(name) + ": " + text + ": " + q.error().message);
+  }
+  return *q;
+}
+
+// `resources.requests` of a container (or `overhead` / pod `resources.requests`).
+Result<ResourceList> read_list(const json::object* list) {
+  ResourceList out;
+  if (list == nullptr) return out;
+  for (const auto& [name, value] : *list) {
+    auto q = parse_quantity(value, name);
+    if (!q) return tl::unexpected(q.error());
+    out[std::string(name)] = std::move(*q);
+  }
+  return out;
+}
+
+Result<ResourceList> container_requests(const json::value& container) {
+  if (!container.is_object()) return ResourceList{};
+  return read_list(find_object(container.get_object(), {"resources", "requests"}));
+}
+
+void add(ResourceList& to, const ResourceList& from) {
+  for (const auto& [name, q] : from) {
+    auto it = to.find(name);
+    if (it == to.end()) {
+      to.emplace(name, q);
+    } else {
+      it->second += q;
+    }
+  }
+}
+
+void max_into(ResourceList& to, const ResourceList& from) {
+  for (const auto& [name, q] : from) {
+    auto it = to.find(name);
+    if (it == to.end()) {
+      to.emplace(name, q);
+    } else if (q > it->second) {
+      it->second = q;
+    }
+  }
+}
+
+bool is_pod_level_resource(std::string_view name) {
+  return name == "cpu" || name == "memory" || name.rfind("hugepages-", 0) == 0;
+}
+
+}  // namespace
+
+Result<ResourceList> pod_requests(const json::object& pod_spec) {
+  ResourceList reqs;
+  if (const auto* containers = find_array(pod_spec, "containers")) {
+    for (const auto& c : *containers) {
+      auto r = container_requests(c);
+      if (!r) return tl::unexpected(r.error());
+      add(reqs, *r);
+    }
+  }
+  ResourceList restartable;  // sidecars started so far
+  ResourceList init_max;
+  if (const auto* inits = find_array(pod_spec, "initContainers")) {
+    for (const auto& c : *inits) {
+      auto r = container_requests(c);
+      if (!r) return tl::unexpected(r.error());
+      const bool sidecar = c.is_object() && find_string(c.get_object(), "restartPolicy") ==
+                                                std::optional<std::string>("Always");
+      ResourceList effective;
+      if (sidecar) {
+        add(reqs, *r);
+        add(restartable, *r);
+        effective = restartable;
+      } else {
+        effective = *r;
+        add(effective, restartable);
+      }
+      max_into(init_max, effective);
+    }
+  }
+  max_into(reqs, init_max);
+  auto pod_level = read_list(find_object(pod_spec, {"resources", "requests"}));
+  if (!pod_level) return tl::unexpected(pod_level.error());
+  for (const auto& [name, q] : *pod_level) {
+    if (is_pod_level_resource(name)) reqs[name] = q;
+  }
+  auto overhead = read_list(find_object(pod_spec, {"overhead"}));
+  if (!overhead) return tl::unexpected(overhead.error());
+  add(reqs, *overhead);
+  return reqs;
+}
+
+json::object merge_resource_requirements(const json::object& base, const json::object& override_) {
+  json::object out;
+  for (const char* key : {"limits", "requests"}) {
+    const auto* b = find_object(base, {key});
+    const auto* o = find_object(override_, {key});
+    if (b == nullptr && o == nullptr) continue;
+    json::object merged = b != nullptr ? *b : json::object();
+    if (o != nullptr) {
+      for (const auto& [name, value] : *o) merged[name] = value;
+    }
+    out[key] = std::move(merged);
+  }
+  const auto* bc = find_array(base, "claims");
+  const auto* oc = find_array(override_, "claims");
+  if (bc != nullptr || oc != nullptr) {
+    json::array claims = bc != nullptr ? *bc : json::array();
+    if (oc != nullptr) {
+      for (const auto& claim : *oc) {
+        const auto* name = claim.is_object() ? claim.get_object().if_contains("name") : nullptr;
+        json::value* same = nullptr;
+        for (auto& have : claims) {
+          const auto* have_name =
+              have.is_object() ? have.get_object().if_contains("name") : nullptr;
+          if (name != nullptr && have_name != nullptr && *name == *have_name) {
+            same = &have;
+            break;
+          }
+        }
+        if (same != nullptr && same->is_object() && claim.is_object()) {
+          for (const auto& [k, v] : claim.get_object()) same->get_object()[k] = v;
+        } else {
+          claims.push_back(claim);
+        }
+      }
+    }
+    out["claims"] = std::move(claims);
+  }
+  return out;
+}
+
+json::object train_job_owner_reference(const TrainJob& job) {
+  json::object ref;
+  ref["apiVersion"] = kApiVersion;
+  ref["kind"] = kTrainJobKind;
+  ref["name"] = job.metadata.name.value_or("");
+  ref["uid"] = job.metadata.uid.value_or("");
+  ref["controller"] = true;
+  ref["blockOwnerDeletion"] = true;
+  return ref;
+}
+
+std::string train_job_namespace(const TrainJob& job) {
+  const auto& ns = job.metadata.namespace_;
+  return ns && !ns->empty() ? *ns : std::string("default");
+}
+
+}  // namespace trainer::detail

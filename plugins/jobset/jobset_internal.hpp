@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include "trainer/framework.hpp"
+
+#include <boost/json/value.hpp>
+
+#include <string_view>
+#include <vector>
+
+namespace trainer::plugins::jobset {
+
+inline constexpr std::string_view kName = "JobSet";
+
+class JobSetPlugin final : public CustomValidationPlugin,
+                           public PreComponentBuilderPlugin,
+                           public ComponentBuilderPlugin {
+ public:
+  [[nodiscard]] std::string_view name() const override { return kName; }
+  [[nodiscard]] ValidationResult validate(const Info& info, const TrainJob* old_job,
+                                          const TrainJob& new_job,
+                                          const RenderContext& ctx) override;
+  [[nodiscard]] Result<void> pre_build_sync(Info& info, const TrainJob& job) override;
+  [[nodiscard]] Result<std::vector<boost::json::value>> build(const Info& info, const TrainJob& job,
+                                                              const RenderContext& ctx) override;
+};
+
+}  // namespace trainer::plugins::jobset

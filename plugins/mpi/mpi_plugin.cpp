@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "mpi/mpi_plugin.hpp"
+
+#include "common/resources.hpp"
+#include "kube/apply.hpp"
+#include "mpi/mpi_objects.hpp"
+#include "trainer/ssh.hpp"
+
+#include <algorithm>
+#include <array>
+#include <limits>
+#include <set>
+#include <string>
+#include <utility>
+
+namespace trainer::plugins {
+namespace {
+
+namespace json = boost::json;
+using namespace trainer::plugins::detail;
+using namespace trainer::plugins::detail::mpi;
+
+constexpr std::array<const char*, 4> kReservedEnvNames = {kEnvHostfile, kEnvRshArgs,
+                                                          kEnvKeepFqdnHostnames, kEnvDefaultSlots};
+
+bool is_reserved(std::string_view name) {
+  return std::find(kReservedEnvNames.begin(), kReservedEnvNames.end(), name) !=
+         kReservedEnvNames.end();
+}
+
+const MPIMLPolicySource* mpi_policy(const Info& info) {
+  const auto& ml = info.runtime_policy.ml_policy;
+  return ml && ml->mpi ? &*ml->mpi : nullptr;
+}
+
+MPIMLPolicySource* mpi_policy(Info& info) {
+  auto& ml = info.runtime_policy.ml_policy;
+  return ml && ml->mpi ? &*ml->mpi : nullptr;
+}
+
+const PodSet* pod_set_named(const Info& info, std::string_view name) {
+  for (const auto& ps : info.template_spec.pod_sets) {
+    if (ps.name == name) return &ps;
+  }
+  return nullptr;
+}
+
+// The CRD default is OpenMPI, so an unset value (an undefaulted runtime) means OpenMPI.
+// Upstream fails the same inputs with `MPI implementation for <pointer> doesn't supported`
+// (reference Q7), and only once it reaches a launcher `node` container; we refuse them up front.
+Result<void> check_implementation(const MPIMLPolicySource& mpi) {
+  const std::string impl = mpi.mpi_implementation.value_or(kOpenMPI);
+  if (impl == kOpenMPI) return {};
+  return fail(ErrorCode::kUnsupported, "MPI implementation \"" + impl +
+                                           "\" is not supported: only \"OpenMPI\" is implemented "
+                                           "(mlPolicy.mpi.mpiImplementation)");
+}
+
+// Hosts of the hostfile: `node`, and `launcher` when it runs as a node (upstream `isNode`).
+bool is_node(bool run_launcher_as_node, const PodSet& ps) {
+  return (run_launcher_as_node && ps.name == kLauncher) || ps.name == kNode;
+}
+
+class MPIPlugin final : public CustomValidationPlugin,
+                        public EnforceMLPolicyPlugin,
+                        public ComponentBuilderPlugin {
+ public:
+  [[nodiscard]] std::string_view name() const override { return "MPI"; }
+
+  [[nodiscard]] ValidationResult validate(const Info& info, const TrainJob* /*old_job*/,
+                                          const TrainJob& new_job,
+                                          const RenderContext& /*ctx*/) override {
+    ValidationResult result;
+    const MPIMLPolicySource* mpi = mpi_policy(info);
+    if (mpi == nullptr || !new_job.spec.trainer) return result;
+    const Trainer& trainer = *new_job.spec.trainer;
+    // M1: launcher-as-node with several nodes needs both PodSets.
+    if (trainer.num_nodes.value_or(1) >= 2 && mpi->run_launcher_as_node.value_or(false) &&
+        (pod_set_named(info, kLauncher) == nullptr || pod_set_named(info, kNode) == nullptr)) {
+      result.errors.push_back(field_invalid(
+          "spec.trainer.numNodes", json::value(*trainer.num_nodes),
+          "must have 1 when MPI trainingRuntime with enabled runLauncherAsNode does not have "
+          "either launcher and node"));
+    }
+    // M2: reserved OMPI_MCA_* names, reported once, sorted (Go `%v` of sets.List).
+    std::set<std::string> reserved;
+    for (const auto& var : trainer.env) {
+      if (is_reserved(env_name(var))) reserved.emplace(env_name(var));
+    }
+    if (!reserved.empty()) {
+      std::string names;
+      for (const auto& n : reserved) names += (names.empty() ? "" : " ") + n;
+      result.errors.push_back(
+          field_invalid("spec.trainer.env", env_as_json(trainer.env),
+                        "must not have reserved envs, invalid envs configured: [" + names + "]"));
+    }
+    return result;
+  }
+
+  [[nodiscard]] Result<void> enforce_ml_policy(Info& info, TrainJob& job) override {
+    MPIMLPolicySource* mpi = mpi_policy(info);
+    if (mpi == nullptr) return {};
+    if (auto ok = check_implementation(*mpi); !ok) return ok;
+    const bool run_launcher_as_node = mpi->run_launcher_as_node.value_or(false);
+    const Trainer* trainer = job.spec.trainer ? &*job.spec.trainer : nullptr;
+
+    // Counts: the TrainJob's numNodes decides the `node` PodSet; with runLauncherAsNode one of
+    // the nodes is the launcher.
+    if (trainer != nullptr && trainer->num_nodes) {
+      if (PodSet* node = find_pod_set_by_name(info, kNode); node != nullptr && node->count) {
+        *node->count =
+            run_launcher_as_node ? std::max(*trainer->num_nodes - 1, 1) : *trainer->num_nodes;
+      }
+    }
+
+    // Slots, written back into the policy for the hostfile and the env.
+    if (trainer != nullptr && trainer->num_proc_per_node) {
+      mpi->num_proc_per_node = trainer->num_proc_per_node;
+    } else if (mpi->num_proc_per_node.value_or(1) == 1) {
+      auto gpus = gpu_count_per_node(resources_per_node(info, job));
+      if (!gpus) return tl::unexpected(std::move(gpus.error()));
+      if (*gpus > 1) {
+        mpi->num_proc_per_node = static_cast<std::int32_t>(
+            std::min<std::int64_t>(*gpus, std::numeric_limits<std::int32_t>::max()));
+      }
+    }
+    const std::int32_t slots = mpi->num_proc_per_node.value_or(1);
+    const std::string job_name_ = job_name(job);
+    const std::string mount_path = mpi->ssh_auth_mount_path.value_or(kDefaultSshAuthMountPath);
+
+    for (PodSet& ps : info.template_spec.pod_sets) {
+      if (ps.name != kNode && ps.name != kLauncher) continue;
+      const bool launcher = ps.name == kLauncher;
+      trainer::detail::upsert_volume(ps.volumes, ssh_auth_volume(job_name_));
+      if (launcher) trainer::detail::upsert_volume(ps.volumes, hostfile_volume(job_name_));
+      // Only containers named `node` (reference Q8).
+      for (Container& c : ps.containers) {
+        if (c.name != kNode) continue;
+        trainer::detail::upsert_volume_mount(c.volume_mounts,
+                                             volume_mount(kSshAuthVolumeName, mount_path));
+        if (!launcher) continue;
+        trainer::detail::upsert_volume_mount(c.volume_mounts,
+                                             volume_mount(kHostfileVolumeName, kHostfileDir));
+        trainer::detail::upsert_env(c.env, open_mpi_env(slots));
+      }
+    }
+    return {};
+  }
+
+  [[nodiscard]] Result<std::vector<json::value>> build(const Info& info, const TrainJob& job,
+                                                       const RenderContext& ctx) override {
+    std::vector<json::value> objects;
+    const MPIMLPolicySource* mpi = mpi_policy(info);
+    if (mpi == nullptr) return objects;
+    if (auto ok = check_implementation(*mpi); !ok) return tl::unexpected(std::move(ok.error()));
+    const std::string job_name_ = job_name(job);
+    const std::string uid = effective_uid(job, ctx);
+
+    // The Secret is immutable: built only when none exists yet.
+    const std::string secret_name = ssh_auth_secret_name(job_name_);
+    if (!ctx.find("v1", "Secret", job.metadata.namespace_.value_or(""), secret_name)) {
+      auto keys = ctx.generate_ssh_key ? ctx.generate_ssh_key() : generate_ssh_key_pair();
+      if (!keys) {
+        Error error = std::move(keys.error());
+        error.message = "failed to build SSH Auth secret: " + error.message;
+        return tl::unexpected(std::move(error));
+      }
+      objects.emplace_back(ssh_auth_secret(job, uid, *keys));
+    }
+
+    const bool run_launcher_as_node = mpi->run_launcher_as_node.value_or(false);
+    const std::string slots = std::to_string(mpi->num_proc_per_node.value_or(1));
+    std::string hostfile;
+    for (const PodSet& ps : info.template_spec.pod_sets) {
+      if (!is_node(run_launcher_as_node, ps)) continue;
+      for (const auto& endpoint : ps.endpoints) {
+        hostfile.append(endpoint).append(" slots=").append(slots).append("\n");
+      }
+    }
+    objects.emplace_back(hostfile_config_map(job, uid, std::move(hostfile)));
+    return objects;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<trainer::Plugin> make_mpi_plugin() {
+  return std::make_unique<MPIPlugin>();
+}
+
+}  // namespace trainer::plugins

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "test_support.hpp"
+#include "trainer/render.hpp"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace {
+
+using trainer::Info;
+using trainer::RenderContext;
+using trainer::Result;
+using trainer::TrainJob;
+
+// Records every call in `log`; fails the phases named in `fail_in`.
+class Recorder final : public trainer::CustomValidationPlugin,
+                       public trainer::EnforceMLPolicyPlugin,
+                       public trainer::EnforcePodGroupPolicyPlugin,
+                       public trainer::EnforcePodSpecPlugin,
+                       public trainer::PreComponentBuilderPlugin,
+                       public trainer::ComponentBuilderPlugin {
+ public:
+  Recorder(std::string name, std::vector<std::string>* log, std::string fail_in = {})
+      : name_(std::move(name)), log_(log), fail_in_(std::move(fail_in)) {}
+  std::string_view name() const override { return name_; }
+  trainer::ValidationResult validate(const Info&, const TrainJob*, const TrainJob&,
+                                     const RenderContext&) override {
+    log_->push_back(name_ + ":validate");
+    trainer::ValidationResult r;
+    r.warnings.push_back(name_ + " warns");
+    r.errors.push_back(trainer::field_required("spec." + name_, "from " + name_));
+    return r;
+  }
+  Result<void> enforce_ml_policy(Info&, TrainJob&) override { return step("ml"); }
+  Result<void> enforce_pod_group_policy(Info&, const TrainJob&) override { return step("pg"); }
+  Result<void> enforce_pod_spec(Info&, const TrainJob&, const RenderContext&) override {
+    return step("podspec");
+  }
+  Result<void> pre_build_sync(Info&, const TrainJob&) override { return step("prebuild"); }
+  Result<std::vector<boost::json::value>> build(const Info&, const TrainJob&,
+                                                const RenderContext&) override {
+    if (auto r = step("build"); !r) return tl::unexpected(r.error());
+    return std::vector<boost::json::value>{boost::json::value(name_)};
+  }
+
+ private:
+  Result<void> step(const std::string& phase) {
+    log_->push_back(name_ + ":" + phase);
+    if (phase == fail_in_) return trainer::fail(trainer::ErrorCode::kInvalid, name_ + " failed");
+    return {};
+  }
+  std::string name_;
+  std::vector<std::string>* log_;
+  std::string fail_in_;
+};
+
+// Implements only the ML-policy extension point.
+class MlOnly final : public trainer::EnforceMLPolicyPlugin {
+ public:
+  explicit MlOnly(std::vector<std::string>* log) : log_(log) {}
+  std::string_view name() const override { return "MlOnly"; }
+  Result<void> enforce_ml_policy(Info&, TrainJob&) override {
+    log_->push_back("MlOnly:ml");
+    return {};
+  }
+
+ private:
+  std::vector<std::string>* log_;
+};
+
+trainer::Framework make(std::vector<std::string>* log, const std::string& fail_a = {}) {
+  std::vector<std::unique_ptr<trainer::Plugin>> plugins;
+  plugins.push_back(std::make_unique<Recorder>("A", log, fail_a));
+  plugins.push_back(std::make_unique<MlOnly>(log));
+  plugins.push_back(std::make_unique<Recorder>("B", log));
+  return trainer::Framework(std::move(plugins));
+}
+
+}  // namespace
+
+TEST_CASE("Framework partitions plugins per extension point, in plugin order") {
+  std::vector<std::string> log;
+  const auto fw = make(&log);
+  Info info;
+  TrainJob job;
+  RenderContext ctx;
+  REQUIRE(fw.run_enforce_ml_policy(info, job));
+  REQUIRE(fw.run_enforce_pod_group_policy(info, job));
+  REQUIRE(fw.run_enforce_pod_spec(info, job, ctx));
+  REQUIRE(fw.run_pre_build_sync(info, job));
+  auto objects = fw.run_component_builders(info, job, ctx);
+  REQUIRE(objects);
+  CHECK(*objects == std::vector<boost::json::value>{"A", "B"});
+  CHECK(log == std::vector<std::string>{"A:ml", "MlOnly:ml", "B:ml", "A:pg", "B:pg", "A:podspec",
+                                        "B:podspec", "A:prebuild", "B:prebuild", "A:build",
+                                        "B:build"});
+  CHECK(fw.plugins().size() == 3);
+}
+
+TEST_CASE("Framework validation collects every plugin's warnings and errors") {
+  std::vector<std::string> log;
+  const auto fw = make(&log);
+  const auto result = fw.run_custom_validation(Info{}, nullptr, TrainJob{}, RenderContext{});
+  CHECK(result.warnings == std::vector<std::string>{"A warns", "B warns"});
+  REQUIRE(result.errors.size() == 2);
+  CHECK(result.errors[0].path == "spec.A");
+  CHECK(result.errors[1].path == "spec.B");
+}
+
+TEST_CASE("Framework enforce and build phases stop at the first error") {
+  for (const std::string phase : {"ml", "build"}) {
+    std::vector<std::string> log;
+    const auto fw = make(&log, phase);
+    Info info;
+    TrainJob job;
+    if (phase == "ml") {
+      auto r = fw.run_enforce_ml_policy(info, job);
+      REQUIRE_FALSE(r);
+      CHECK(r.error().message == "A failed");
+      CHECK(log == std::vector<std::string>{"A:ml"});
+    } else {
+      auto r = fw.run_component_builders(info, job, RenderContext{});
+      REQUIRE_FALSE(r);
+      CHECK(log == std::vector<std::string>{"A:build"});
+    }
+  }
+}
+
+TEST_CASE("default_registry lists the built-in plugins in the documented order") {
+  const auto names = [](const trainer::Registry& r) {
+    std::vector<std::string> out;
+    for (const auto& e : r) out.push_back(e.name);
+    return out;
+  };
+  const std::vector<std::string> base = {"JobSet", "Torch",   "MPI",          "JAX",    "XGBoost",
+                                         "Flux",   "PlainML", "CoScheduling", "Volcano"};
+  CHECK(names(trainer::default_registry({})) == base);
+  trainer::FeatureGates gates;
+  gates.trainjob_status = true;
+  auto with_status = base;
+  with_status.emplace_back("TrainJobStatus");
+  const auto registry = trainer::default_registry(gates);
+  CHECK(names(registry) == with_status);
+  const auto fw = trainer::Framework::from_registry(registry);
+  REQUIRE(fw.plugins().size() == registry.size());
+  for (std::size_t i = 0; i < registry.size(); ++i) {
+    CHECK(fw.plugins()[i]->name() == registry[i].name);
+  }
+}
+
+TEST_CASE("RenderContext::find without a lookup finds nothing") {
+  RenderContext ctx;
+  CHECK_FALSE(ctx.find("v1", "Secret", "default", "x"));
+  ctx.lookup = [](std::string_view, std::string_view kind, std::string_view,
+                  std::string_view name) -> std::optional<boost::json::value> {
+    if (kind == "Secret" && name == "x") return boost::json::value("found");
+    return std::nullopt;
+  };
+  CHECK(ctx.find("v1", "Secret", "default", "x") == std::optional<boost::json::value>("found"));
+  CHECK_FALSE(ctx.find("v1", "Secret", "default", "y"));
+}
