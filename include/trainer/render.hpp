@@ -129,6 +129,10 @@ struct RenderDocumentsOptions {
   std::function<void(std::string_view)> on_warning;
   /// Plugins; the built-in ones of `default_registry(ctx.feature_gates)` when null.
   const Framework* framework = nullptr;
+  /// When true, a TrainJob whose `runtimeRef` names a ClusterTrainingRuntime that is not among
+  /// the inputs uses the built-in runtime of that name (include/trainer/runtimes.hpp), as if it
+  /// had been given. A runtime among the inputs always takes precedence.
+  bool builtin_runtimes = false;
 };
 
 /// The admission path of `trainerctl validate` and `render`: `admit()` (CRD schema/CEL rules and

@@ -6,6 +6,7 @@
 #include "framework/framework_internal.hpp"
 #include "framework/json_path.hpp"
 #include "framework/snapshot.hpp"
+#include "runtimes/builtin_inputs.hpp"
 #include "trainer/codec.hpp"
 
 #include <optional>
@@ -246,6 +247,10 @@ Result<std::vector<json::value>> normalize_namespaces(const std::vector<json::va
                                                       const RenderDocumentsOptions& options,
                                                       const std::string& ns) {
   std::vector<json::value> docs = documents;
+  if (options.builtin_runtimes) {
+    auto added = detail::add_referenced_builtin_runtimes(docs);
+    if (!added) return tl::unexpected(added.error());
+  }
   for (auto& doc : docs) {
     auto r = apply_namespace(doc, ns, !options.namespace_.empty());
     if (!r) return tl::unexpected(r.error());

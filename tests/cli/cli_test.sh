@@ -103,6 +103,19 @@ run 0 render-managed-elsewhere -- render -f "$ex/runtime.yaml" -f "$data/multiku
   empty render-managed-out "$out"
   has render-managed-elsewhere "$err" "kueue.x-k8s.io/multikueue"
 }
+# Built-in ClusterTrainingRuntimes: listed, printed, and used by render/validate on request.
+run 0 runtimes -- runtimes && {
+  has runtimes "$out" "torch-distributed"
+  has runtimes "$out" "deepspeed-distributed"
+}
+run 0 runtimes-one -- runtimes deepspeed-distributed && has runtimes-one "$out" "kind: ClusterTrainingRuntime"
+run 1 runtimes-unknown -- runtimes no-such && has runtimes-unknown "$err" 'no built-in runtime "no-such"'
+run 2 runtimes-two -- runtimes a b
+run 0 render-builtin -- render -f "$ex/trainjob.yaml" --builtin-runtimes && {
+  has render-builtin "$out" "kind: JobSet"
+  has render-builtin "$out" "pytorch/pytorch:2.13.0-cuda13.0-cudnn9-runtime"
+}
+run 0 validate-builtin -- validate -f "$ex/trainjob.yaml" --builtin-runtimes && empty validate-builtin-err "$err"
 run 2 render-no-files -- render
 run 2 render-bad-output -- render -f "$ex/trainjob.yaml" -o table
 

@@ -15,13 +15,15 @@ namespace {
 
 constexpr std::string_view kUsage =
     "usage: trainerctl render -f FILE [-f FILE ...] [--uid UID] [--namespace NS]\n"
-    "                         [--ssh-private-key FILE] [-o yaml|json]\n"
+    "                         [--ssh-private-key FILE] [--builtin-runtimes] [-o yaml|json]\n"
     "  Renders the objects the Kubeflow Trainer controller would create for the one TrainJob\n"
     "  among the inputs, using the (Cluster)TrainingRuntime it references (also among the\n"
     "  inputs). Objects of other kinds are taken as objects that already exist in the cluster.\n"
     "  --uid              TrainJob UID for owner references (default: a random UUID)\n"
     "  --namespace        namespace for inputs that have none (default: default)\n"
     "  --ssh-private-key  MPI: use this ECDSA P-521 key instead of generating one\n"
+    "  --builtin-runtimes a ClusterTrainingRuntime that is not among the inputs may be one that\n"
+    "                     ships with libtrainer (see 'trainerctl runtimes')\n"
     "  -o                 yaml (default: one document per object) or json (a v1 List)\n";
 
 }  // namespace
@@ -32,6 +34,7 @@ int cmd_render(const Args& args) {
   std::string uid;
   std::string ns;
   std::optional<std::string> key_file;
+  bool builtin_runtimes = false;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const auto& a = args[i];
     const bool has_value = i + 1 < args.size();
@@ -45,6 +48,8 @@ int cmd_render(const Args& args) {
       ns = args[++i];
     } else if (a == "--ssh-private-key" && has_value) {
       key_file = args[++i];
+    } else if (a == "--builtin-runtimes") {
+      builtin_runtimes = true;
     } else if (a == "-h" || a == "--help") {
       std::fputs(kUsage.data(), stdout);
       return kExitOk;
@@ -69,6 +74,7 @@ int cmd_render(const Args& args) {
   trainer::RenderDocumentsOptions options;
   options.namespace_ = ns;
   options.on_warning = print_warning;
+  options.builtin_runtimes = builtin_runtimes;
   auto rendered = trainer::render_documents(*docs, ctx, options);
   if (!rendered) return report_error(rendered.error());
   if (!rendered->skipped_reason.empty()) {

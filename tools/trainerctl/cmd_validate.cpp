@@ -13,17 +13,19 @@ namespace trainerctl {
 namespace {
 
 constexpr std::string_view kUsage =
-    "usage: trainerctl validate -f FILE [-f FILE ...] [-o yaml|json]\n"
+    "usage: trainerctl validate -f FILE [-f FILE ...] [--builtin-runtimes] [-o yaml|json]\n"
     "  Decodes, defaults and validates TrainJobs, TrainingRuntimes and ClusterTrainingRuntimes.\n"
     "  A TrainJob is also checked against the runtime it references when that runtime is among\n"
     "  the inputs, with every plugin's rules (the same admission path as render). With -o, the\n"
-    "  defaulted objects are printed.\n";
+    "  defaulted objects are printed. --builtin-runtimes: a ClusterTrainingRuntime that is not\n"
+    "  among the inputs may be one that ships with libtrainer (see 'trainerctl runtimes').\n";
 
 }  // namespace
 
 int cmd_validate(const Args& args) {
   std::vector<std::string> files;
   std::string output;
+  bool builtin_runtimes = false;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const auto& a = args[i];
     const bool has_value = i + 1 < args.size();
@@ -31,6 +33,8 @@ int cmd_validate(const Args& args) {
       files.push_back(args[++i]);
     } else if ((a == "-o" || a == "--output") && has_value) {
       output = args[++i];
+    } else if (a == "--builtin-runtimes") {
+      builtin_runtimes = true;
     } else if (a == "-h" || a == "--help") {
       std::fputs(kUsage.data(), stdout);
       return kExitOk;
@@ -55,6 +59,7 @@ int cmd_validate(const Args& args) {
   const trainer::RenderContext ctx;
   trainer::RenderDocumentsOptions options;
   options.on_warning = print_warning;
+  options.builtin_runtimes = builtin_runtimes;
   auto admission = trainer::admit_documents(*docs, ctx, options);
   if (!admission) return report_error(admission.error());
   if (!admission->ok()) return report_field_errors(admission->errors);

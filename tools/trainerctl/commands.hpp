@@ -17,5 +17,6 @@ using Args = std::vector<std::string>;
 int cmd_version(const Args& args);
 int cmd_validate(const Args& args);
 int cmd_render(const Args& args);
+int cmd_runtimes(const Args& args);
 
 }  // namespace trainerctl

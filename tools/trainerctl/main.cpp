@@ -14,6 +14,7 @@ constexpr std::string_view kUsage =
     "  version     print the trainerctl and libtrainer versions\n"
     "  validate    decode, default and validate TrainJobs and (Cluster)TrainingRuntimes\n"
     "  render      render the objects the Kubeflow Trainer controller would create\n"
+    "  runtimes    list the built-in ClusterTrainingRuntimes, or print one\n"
     "Run 'trainerctl <command> --help' for a command's options.\n";
 
 }  // namespace
@@ -29,6 +30,7 @@ int main(int argc, char** argv) {
     if (command == "version") return trainerctl::cmd_version(args);
     if (command == "validate") return trainerctl::cmd_validate(args);
     if (command == "render") return trainerctl::cmd_render(args);
+    if (command == "runtimes") return trainerctl::cmd_runtimes(args);
     if (command == "-h" || command == "--help" || command == "help") {
       std::fputs(kUsage.data(), stdout);
       return trainerctl::kExitOk;

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "runtimes/builtin_inputs.hpp"
+
+#include "framework/json_path.hpp"
+#include "trainer/codec.hpp"
+#include "trainer/model.hpp"
+#include "trainer/runtimes.hpp"
+
+#include <functional>
+#include <set>
+#include <string>
+
+namespace trainer::detail {
+namespace {
+
+namespace json = boost::json;
+
+// Calls `fn` with every object among `documents`, descending into `v1` Lists.
+void for_each_object(const std::vector<json::value>& documents,
+                     const std::function<void(const json::object&)>& fn) {
+  for (const auto& doc : documents) {
+    if (!doc.is_object()) continue;
+    const auto& obj = doc.get_object();
+    if (find_string(obj, "apiVersion").value_or("") == "v1" &&
+        find_string(obj, "kind").value_or("") == "List") {
+      if (const auto* items = find_array(obj, "items")) {
+        for (const auto& item : *items) {
+          if (item.is_object()) fn(item.get_object());
+        }
+      }
+      continue;
+    }
+    fn(obj);
+  }
+}
+
+bool is_trainer_kind(const json::object& obj, std::string_view kind) {
+  const std::string api_version = find_string(obj, "apiVersion").value_or("");
+  return api_version.rfind(std::string(kGroup) + "/", 0) == 0 &&
+         find_string(obj, "kind").value_or("") == kind;
+}
+
+}  // namespace
+
+Result<void> add_referenced_builtin_runtimes(std::vector<json::value>& documents) {
+  std::set<std::string> given;
+  std::set<std::string> wanted;
+  for_each_object(documents, [&](const json::object& obj) {
+    if (is_trainer_kind(obj, kClusterTrainingRuntimeKind)) {
+      if (const auto* meta = find_object(obj, {"metadata"})) {
+        given.insert(find_string(*meta, "name").value_or(""));
+      }
+    } else if (is_trainer_kind(obj, kTrainJobKind)) {
+      const auto* ref = find_object(obj, {"spec", "runtimeRef"});
+      if (ref == nullptr) return;
+      // The CRD defaults of runtimeRef: apiGroup trainer.kubeflow.org, kind ClusterTrainingRuntime.
+      if (find_string(*ref, "apiGroup").value_or(kGroup) != kGroup) return;
+      if (find_string(*ref, "kind").value_or(kClusterTrainingRuntimeKind) !=
+          kClusterTrainingRuntimeKind) {
+        return;
+      }
+      if (auto name = find_string(*ref, "name")) wanted.insert(*name);
+    }
+  });
+  for (const auto& name : wanted) {
+    if (given.count(name) != 0) continue;
+    const auto yaml = find_builtin_runtime(name);
+    if (!yaml) continue;
+    auto parsed = parse_documents(*yaml);
+    if (!parsed) return tl::unexpected(parsed.error());
+    for (auto& doc : *parsed) documents.push_back(std::move(doc));
+  }
+  return {};
+}
+
+}  // namespace trainer::detail
