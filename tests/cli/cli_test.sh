@@ -116,6 +116,15 @@ run 0 render-builtin -- render -f "$ex/trainjob.yaml" --builtin-runtimes && {
   has render-builtin "$out" "pytorch/pytorch:2.13.0-cuda13.0-cudnn9-runtime"
 }
 run 0 validate-builtin -- validate -f "$ex/trainjob.yaml" --builtin-runtimes && empty validate-builtin-err "$err"
+# keygen: a key pair render --ssh-private-key accepts; never overwrites.
+run 0 keygen -- keygen -o "$tmp/keys" && {
+  [[ $(stat -c %a "$tmp/keys/ssh-privatekey") == 600 ]] || { echo "FAIL keygen: private key mode"; failures=$((failures + 1)); }
+  has keygen "$(cat "$tmp/keys/ssh-publickey")" "ecdsa-sha2-nistp521 "
+}
+run 1 keygen-exists -- keygen -o "$tmp/keys"
+run 0 render-with-key -- render -f "$src/examples/ddp/trainjob.yaml" --builtin-runtimes --ssh-private-key "$tmp/keys/ssh-privatekey" -o json && {
+  has render-with-key "$out" "$(base64 -w0 <"$tmp/keys/ssh-publickey")"
+}
 run 2 render-no-files -- render
 run 2 render-bad-output -- render -f "$ex/trainjob.yaml" -o table
 

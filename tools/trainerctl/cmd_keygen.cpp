@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -26,7 +27,8 @@ constexpr std::string_view kUsage =
     "  Generates an ECDSA P-521 key pair for MPI jobs, in the format of the\n"
     "  <job>-mpi-ssh-auth Secret: DIR/ssh-privatekey (PEM \"EC PRIVATE KEY\", mode 0600) and\n"
     "  DIR/ssh-publickey (OpenSSH authorized_keys line). DIR defaults to the current\n"
-    "  directory; existing files are not overwritten. Use the private key with\n"
+    "  directory and is created when missing; existing files are not overwritten. Use the private "
+    "key with\n"
     "  `trainerctl render --ssh-private-key DIR/ssh-privatekey`.\n";
 
 // A file this command created, removed again unless committed.
@@ -111,6 +113,16 @@ int cmd_keygen(const Args& args) {
     return kExitFailed;
   }
 
+  // A missing DIR is created (owner-only, as ~/.ssh), like `ssh-keygen -f` users expect of -o.
+  std::error_code ec;
+  if (std::filesystem::create_directories(dir, ec)) {
+    std::filesystem::permissions(dir, std::filesystem::perms::owner_all, ec);
+  }
+  if (ec) {
+    std::fprintf(stderr, "error: cannot create directory %s: %s\n", dir.c_str(),
+                 ec.message().c_str());
+    return kExitFailed;
+  }
   const std::string base = dir.back() == '/' ? dir : dir + "/";
   NewFile private_key(base + "ssh-privatekey");
   NewFile public_key(base + "ssh-publickey");

@@ -18,5 +18,6 @@ int cmd_version(const Args& args);
 int cmd_validate(const Args& args);
 int cmd_render(const Args& args);
 int cmd_runtimes(const Args& args);
+int cmd_keygen(const Args& args);
 
 }  // namespace trainerctl

@@ -15,6 +15,7 @@ constexpr std::string_view kUsage =
     "  validate    decode, default and validate TrainJobs and (Cluster)TrainingRuntimes\n"
     "  render      render the objects the Kubeflow Trainer controller would create\n"
     "  runtimes    list the built-in ClusterTrainingRuntimes, or print one\n"
+    "  keygen      write an MPI SSH key pair (ssh-privatekey, ssh-publickey)\n"
     "Run 'trainerctl <command> --help' for a command's options.\n";
 
 }  // namespace
@@ -31,6 +32,7 @@ int main(int argc, char** argv) {
     if (command == "validate") return trainerctl::cmd_validate(args);
     if (command == "render") return trainerctl::cmd_render(args);
     if (command == "runtimes") return trainerctl::cmd_runtimes(args);
+    if (command == "keygen") return trainerctl::cmd_keygen(args);
     if (command == "-h" || command == "--help" || command == "help") {
       std::fputs(kUsage.data(), stdout);
       return trainerctl::kExitOk;
