@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "semantic_compare.hpp"
+#include "ssh/base64.hpp"
 
 #include "trainer/codec.hpp"
 #include "trainer/quantity.hpp"
@@ -174,27 +175,6 @@ std::string identity(const json::value& v) {
   return s(o, "apiVersion") + " " + s(o, "kind") + " " + s(m, "namespace") + "/" + s(m, "name");
 }
 
-std::string base64(std::string_view in) {
-  static const char* kChars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  std::size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    const unsigned n = (static_cast<unsigned char>(in[i]) << 16U) |
-                       (static_cast<unsigned char>(in[i + 1]) << 8U) |
-                       static_cast<unsigned char>(in[i + 2]);
-    for (int s = 18; s >= 0; s -= 6) out += kChars[(n >> static_cast<unsigned>(s)) & 63U];
-  }
-  if (i < in.size()) {
-    unsigned n = static_cast<unsigned>(static_cast<unsigned char>(in[i])) << 16U;
-    if (i + 1 < in.size()) n |= static_cast<unsigned>(static_cast<unsigned char>(in[i + 1])) << 8U;
-    out += kChars[(n >> 18U) & 63U];
-    out += kChars[(n >> 12U) & 63U];
-    out += i + 1 < in.size() ? kChars[(n >> 6U) & 63U] : '=';
-    out += '=';
-  }
-  return out;
-}
-
 // Replaces the SSH placeholders and parses the snapshot's runtime text on both sides.
 void prepare(json::value& expected, json::value& actual, const CompareOptions& options,
              std::vector<std::string>& diffs) {
@@ -205,10 +185,10 @@ void prepare(json::value& expected, json::value& actual, const CompareOptions& o
   auto& e = ed->get_object();
   auto& a = ad->get_object();
   if (auto* k = e.if_contains("ssh-privatekey"); k != nullptr && *k == "__SSH_PRIVATE_KEY_PEM__") {
-    *k = base64(options.ssh_private_key);
+    *k = trainer::detail::base64_encode(options.ssh_private_key);
   }
   if (auto* k = e.if_contains("ssh-publickey"); k != nullptr && *k == "__SSH_AUTHORIZED_KEY__") {
-    *k = base64(options.ssh_public_key);
+    *k = trainer::detail::base64_encode(options.ssh_public_key);
   }
   auto* er = e.if_contains("runtime");
   auto* ar = a.if_contains("runtime");
