@@ -11,7 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { kReportBytes = 256 };
+/* Room for the longest report: two ints, a 127-byte hostname and a 159-byte address. */
+enum { kReportBytes = 384 };
 
 static void ssh_server_address(char* out, size_t size) {
   const char* conn = getenv("SSH_CONNECTION"); /* "client_ip client_port server_ip port" */
