@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The supervisor: one thread per run that carries out the lifecycle's actions. Pods are
+// `trainer-pod init` processes (forked here, exec'd at once, so nothing but syscalls runs in a
+// child of this possibly multi-threaded process); their exits arrive on pidfds, their output on
+// pipes, cancellation on an eventfd, deadlines as poll timeouts: no busy loop.
+#include "trainer/local.hpp"
+
+#include "local/env.hpp"
+#include "local/lifecycle.hpp"
+#include "local/plan.hpp"
+#include "local/pod_launch.hpp"
+#include "local/run_folder.hpp"
+
+#include <boost/json.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <condition_variable>
+#include <csignal>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace trainer::local {
+namespace json = boost::json;
+using detail::Clock;
+
+namespace {
+
+struct Stream {
+  int fd = -1;
+  std::string partial;
+  bool is_stderr = false;
+};
+
+struct Proc {
+  pid_t pid = -1;
+  int pidfd = -1;
+  int log_fd = -1;
+  Stream out, err;
+  int ready_fd = -1;
+  std::string ready_buf;
+  std::optional<std::chrono::steady_clock::time_point> kill_at;
+};
+
+}  // namespace
+
+class Executor::Impl {
+ public:
+  Impl(ExecutorOptions options, detail::LaunchConfig config, detail::Plan plan)
+      : options_(std::move(options)),
+        config_(std::move(config)),
+        lifecycle_(std::move(plan), Clock::now()) {}
+
+  ~Impl() {
+    for (auto& [i, p] : procs_) close_proc(p);
+    if (wake_fd_ >= 0) close(wake_fd_);
+    if (run_log_fd_ >= 0) close(run_log_fd_);
+  }
+
+  Result<void> init() {
+    wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (wake_fd_ < 0) return fail(ErrorCode::kIo, std::string("eventfd: ") + std::strerror(errno));
+    const auto path = combined_log_path(config_.run_dir);
+    run_log_fd_ = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (run_log_fd_ < 0) return fail(ErrorCode::kIo, path + ": " + std::strerror(errno));
+    publish();
+    return {};
+  }
+
+  void start_thread() {
+    thread_ = std::thread([this] { run(); });
+  }
+  void join() {
+    if (thread_.joinable()) thread_.join();
+  }
+
+  void cancel() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      cancel_requested_ = true;
+    }
+    const std::uint64_t one = 1;
+    (void)!write(wake_fd_, &one, sizeof one);
+  }
+
+  Phase wait(std::optional<std::chrono::milliseconds> timeout) {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (timeout) {
+      cv_.wait_for(lock, *timeout, [this] { return done_; });
+    } else {
+      cv_.wait(lock, [this] { return done_; });
+    }
+    return lifecycle_.phase();
+  }
+
+  json::value status() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return snapshot_locked();
+  }
+
+  Phase phase() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return lifecycle_.phase();
+  }
+
+  const std::string& run_dir() const { return config_.run_dir; }
+
+ private:
+  json::value snapshot_locked() const {
+    auto s = lifecycle_.status(Clock::now());
+    auto& o = s.as_object();
+    o["runDir"] = config_.run_dir;
+    o["isolation"] = config_.namespaces ? "namespaces" : "host";
+    o["finished"] = done_;
+    return s;
+  }
+
+  void publish() {
+    json::value snapshot;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      snapshot = snapshot_locked();
+    }
+    // state.json is what `trainerctl status` and the rsh agent read; a failure to write it is
+    // reported once, the run goes on.
+    if (auto w = detail::write_state(config_.run_dir, snapshot); !w && !state_write_failed_) {
+      state_write_failed_ = true;
+      warn(w.error().message);
+    }
+    if (options_.on_status) options_.on_status(snapshot);
+  }
+
+  void warn(const std::string& text) {
+    if (options_.on_warning) options_.on_warning(text);
+  }
+
+  void close_proc(Proc& p) {
+    for (int* fd : {&p.pidfd, &p.log_fd, &p.out.fd, &p.err.fd, &p.ready_fd}) {
+      if (*fd >= 0) close(*fd);
+      *fd = -1;
+    }
+  }
+
+  void emit(std::size_t pod, bool is_stderr, std::string text) {
+    const auto& pp = lifecycle_.plan().pods[pod];
+    const std::string line = "[" + pp.prefix + "] " + text + "\n";
+    (void)!write(run_log_fd_, line.data(), line.size());
+    if (options_.on_log) {
+      options_.on_log(LogLine{pp.prefix, lifecycle_.pod(pod).name, is_stderr, std::move(text)});
+    }
+  }
+
+  // Reads what is there; returns false at EOF.
+  bool drain(std::size_t pod, Proc& p, Stream& s) {
+    char buf[16384];
+    const ssize_t n = read(s.fd, buf, sizeof buf);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) return true;
+    if (n <= 0) {
+      if (!s.partial.empty()) emit(pod, s.is_stderr, std::move(s.partial));
+      s.partial.clear();
+      close(s.fd);
+      s.fd = -1;
+      return false;
+    }
+    const std::string_view chunk(buf, static_cast<std::size_t>(n));
+    if (p.log_fd >= 0) (void)!write(p.log_fd, chunk.data(), chunk.size());
+    s.partial.append(chunk);
+    for (auto nl = s.partial.find('\n'); nl != std::string::npos; nl = s.partial.find('\n')) {
+      emit(pod, s.is_stderr, s.partial.substr(0, nl));
+      s.partial.erase(0, nl + 1);
+    }
+    return true;
+  }
+
+  void start_pod(std::size_t i) {
+    auto launched = detail::launch_pod(lifecycle_.plan(), i, lifecycle_.pod(i).name, config_);
+    const auto now = Clock::now();
+    if (!launched) {
+      const std::string msg =
+          "cannot start pod " + lifecycle_.pod(i).name + ": " + launched.error().message;
+      emit(i, true, msg);
+      lifecycle_.pod_start_failed(i, msg, now);
+      return;
+    }
+    Proc p;
+    p.pid = launched->pid;
+    p.pidfd = launched->pidfd;
+    p.log_fd = launched->log_fd;
+    p.out.fd = launched->stdout_fd;
+    p.err.fd = launched->stderr_fd;
+    p.err.is_stderr = true;
+    p.ready_fd = launched->ready_fd;
+    lifecycle_.pod(i).pid = p.pid;
+    lifecycle_.pod(i).log = launched->log_path;
+    procs_[i] = std::move(p);
+  }
+
+  void stop_pod(std::size_t i) {
+    const auto found = procs_.find(i);
+    if (found == procs_.end() || found->second.pid <= 0) return;
+    kill(found->second.pid, SIGTERM);
+    // The pod's init applies the grace period itself; this is the backstop if it hangs.
+    const auto grace = lifecycle_.plan().pods[i].grace_seconds;
+    found->second.kill_at = std::chrono::steady_clock::now() + std::chrono::seconds(grace + 10);
+  }
+
+  void run() {
+    bool cancelled = false;
+    std::optional<std::chrono::steady_clock::time_point> drain_until;
+    for (;;) {
+      bool changed = false;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        const auto now = Clock::now();
+        if (cancel_requested_ && !cancelled) {
+          cancelled = true;
+          lifecycle_.cancel(now);
+        }
+        const auto actions = lifecycle_.step(now);
+        for (const auto i : actions.start) start_pod(i);
+        for (const auto i : actions.stop) stop_pod(i);
+        changed = !actions.start.empty() || !actions.stop.empty();
+      }
+      if (changed) publish();
+
+      bool pods_gone = false;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        pods_gone = lifecycle_.finished();
+      }
+      if (pods_gone) {
+        // Output still in flight after the last exit: read it, but never wait forever on a
+        // pipe some escaped process holds open.
+        if (!drain_until) drain_until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+        const bool open_pipes = std::any_of(procs_.begin(), procs_.end(), [](const auto& kv) {
+          return kv.second.out.fd >= 0 || kv.second.err.fd >= 0;
+        });
+        if (!open_pipes || std::chrono::steady_clock::now() >= *drain_until) break;
+      }
+
+      std::vector<pollfd> fds{{wake_fd_, POLLIN, 0}};
+      std::vector<std::pair<std::size_t, int>> owners{{SIZE_MAX, 0}};
+      for (auto& [i, p] : procs_) {
+        const int kinds[] = {p.pidfd, p.out.fd, p.err.fd, p.ready_fd};
+        for (int k = 0; k < 4; ++k) {
+          if (kinds[k] < 0) continue;
+          fds.push_back({kinds[k], POLLIN, 0});
+          owners.emplace_back(i, k);
+        }
+      }
+      int timeout_ms = -1;
+      const auto consider = [&](std::chrono::milliseconds ms) {
+        const int v = static_cast<int>(std::clamp<long long>(ms.count(), 0, 60000));
+        if (timeout_ms < 0 || v < timeout_ms) timeout_ms = v;
+      };
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (auto d = lifecycle_.next_deadline()) {
+          consider(std::chrono::duration_cast<std::chrono::milliseconds>(*d - Clock::now()) +
+                   std::chrono::milliseconds(5));
+        }
+      }
+      const auto steady_now = std::chrono::steady_clock::now();
+      for (const auto& [i, p] : procs_) {
+        if (p.kill_at) {
+          consider(std::chrono::duration_cast<std::chrono::milliseconds>(*p.kill_at - steady_now));
+        }
+      }
+      if (drain_until) {
+        consider(std::chrono::duration_cast<std::chrono::milliseconds>(*drain_until - steady_now));
+      }
+      const int ready = poll(fds.data(), fds.size(), timeout_ms);
+      if (ready < 0 && errno != EINTR) break;
+
+      std::lock_guard<std::mutex> lock(mu_);
+      const auto now = Clock::now();
+      for (std::size_t f = 0; ready > 0 && f < fds.size(); ++f) {
+        if (fds[f].revents == 0) continue;
+        if (f == 0) {
+          std::uint64_t v = 0;
+          (void)!read(wake_fd_, &v, sizeof v);
+          continue;
+        }
+        const auto [i, kind] = owners[f];
+        auto& p = procs_[i];
+        if (kind == 0) {
+          int status = 0;
+          if (waitpid(p.pid, &status, WNOHANG) == p.pid) {
+            const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+            close(p.pidfd);
+            p.pidfd = -1;
+            p.pid = -1;
+            p.kill_at.reset();
+            if (p.ready_fd >= 0) {
+              close(p.ready_fd);
+              p.ready_fd = -1;
+            }
+            lifecycle_.pod_exited(i, code, now);
+            changed = true;
+          }
+        } else if (kind == 1 || kind == 2) {
+          drain(i, p, kind == 1 ? p.out : p.err);
+        } else {
+          char buf[512];
+          const ssize_t n = read(p.ready_fd, buf, sizeof buf);
+          if (n > 0) {
+            p.ready_buf.append(buf, static_cast<std::size_t>(n));
+          } else {
+            close(p.ready_fd);
+            p.ready_fd = -1;
+          }
+          if (p.ready_buf.rfind("ok\n", 0) == 0) {
+            lifecycle_.pod_running(i, now);
+            p.ready_buf.clear();
+            changed = true;
+          } else if (p.ready_buf.rfind("error: ", 0) == 0 && p.ready_buf.back() == '\n') {
+            p.ready_buf.pop_back();
+            emit(i, true, "pod setup failed: " + p.ready_buf.substr(7));
+            p.ready_buf.clear();
+          }
+        }
+      }
+      const auto steady = std::chrono::steady_clock::now();
+      for (auto& [i, p] : procs_) {
+        if (p.kill_at && steady >= *p.kill_at && p.pid > 0) {
+          kill(p.pid, SIGKILL);
+          p.kill_at.reset();
+        }
+      }
+      if (changed) {
+        mu_.unlock();
+        publish();
+        mu_.lock();
+      }
+    }
+    // Anything still alive here (a poll failure): kill it, so nothing outlives the run.
+    for (auto& [i, p] : procs_) {
+      if (p.pid > 0) {
+        kill(p.pid, SIGKILL);
+        waitpid(p.pid, nullptr, 0);
+        std::lock_guard<std::mutex> lock(mu_);
+        lifecycle_.pod_exited(i, 128 + SIGKILL, Clock::now());
+      }
+      close_proc(p);
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      done_ = true;
+    }
+    publish();
+    cv_.notify_all();
+  }
+
+  ExecutorOptions options_;
+  detail::LaunchConfig config_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  detail::Lifecycle lifecycle_;
+  std::map<std::size_t, Proc> procs_;  // supervisor thread only
+  bool done_ = false;
+  bool cancel_requested_ = false;
+  bool state_write_failed_ = false;
+  int wake_fd_ = -1;
+  int run_log_fd_ = -1;
+  std::thread thread_;
+};
+
+Executor::Executor(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+Executor::~Executor() {
+  if (!impl_) return;
+  impl_->cancel();
+  impl_->join();
+}
+
+Result<std::unique_ptr<Executor>> Executor::start(const std::vector<json::value>& objects,
+                                                  ExecutorOptions options) {
+  auto plan = detail::make_plan(objects);
+  if (!plan) return tl::unexpected(std::move(plan.error()));
+  auto config = detail::prepare_run(*plan, options);
+  if (!config) return tl::unexpected(std::move(config.error()));
+  if (options.on_warning) {
+    for (const auto& w : plan->warnings) options.on_warning(w);
+    for (const auto& w : config->warnings) options.on_warning(w);
+  }
+  auto impl = std::make_unique<Impl>(std::move(options), std::move(*config), std::move(*plan));
+  if (auto ok = impl->init(); !ok) return tl::unexpected(std::move(ok.error()));
+  impl->start_thread();
+  return std::unique_ptr<Executor>(new Executor(std::move(impl)));
+}
+
+Phase Executor::wait(std::optional<std::chrono::milliseconds> timeout) {
+  return impl_->wait(timeout);
+}
+json::value Executor::status() const {
+  return impl_->status();
+}
+Phase Executor::phase() const {
+  return impl_->phase();
+}
+void Executor::cancel() {
+  impl_->cancel();
+}
+const std::string& Executor::run_dir() const noexcept {
+  return impl_->run_dir();
+}
+
+}  // namespace trainer::local

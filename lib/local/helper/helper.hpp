@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The `trainer-pod` helper executable: `init` (one pod) and `rsh` (the MPI rsh agent). It is a
+// separate program so that pods are forked from a small single-threaded process, never from the
+// executor's threads.
+#pragma once
+
+#include <cstddef>
+
+namespace trainer::local::helper {
+
+/// Exit code of a pod whose setup (mounts, hostname, socket) failed before the container ran.
+inline constexpr int kSetupFailedExit = 125;
+/// Largest remote command the rsh agent forwards (one SOCK_SEQPACKET message).
+inline constexpr std::size_t kMaxCommand = 128 * 1024;
+
+/// `trainer-pod init SPEC.json`; argv excludes the program and the subcommand.
+int pod_init_main(int argc, char** argv);
+/// `trainer-pod rsh --run-dir=DIR [ssh options] [user@]host command...`.
+int rsh_main(int argc, char** argv);
+
+}  // namespace trainer::local::helper

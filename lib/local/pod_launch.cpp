@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "local/pod_launch.hpp"
+
+#include "local/run_folder.hpp"
+
+#include <boost/json.hpp>
+
+#include <cerrno>
+#include <climits>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+namespace trainer::local::detail {
+namespace json = boost::json;
+namespace {
+
+bool can_create_namespaces() {
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[2] = {};
+  if (syscall(SYS_capget, &header, data) != 0) return false;
+  return (data[0].effective & (1U << CAP_SYS_ADMIN)) != 0;
+}
+
+bool executable(const std::string& path) {
+  return !path.empty() && access(path.c_str(), X_OK) == 0;
+}
+
+std::string self_dir() {
+  char buf[PATH_MAX];
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return {};
+  std::string path(buf, static_cast<std::size_t>(n));
+  return path.substr(0, path.rfind('/'));
+}
+
+Result<std::string> find_helper(const ExecutorOptions& options) {
+  std::vector<std::string> candidates;
+  if (!options.pod_helper.empty()) {
+    candidates.push_back(options.pod_helper);
+  } else {
+    if (const char* env = std::getenv("TRAINER_POD_HELPER"); env != nullptr && *env != '\0') {
+      candidates.emplace_back(env);
+    }
+    const auto dir = self_dir();
+    if (!dir.empty()) {
+      candidates.push_back(dir + "/trainer-pod");
+      candidates.push_back(dir + "/../libexec/libtrainer/trainer-pod");
+    }
+#ifdef TRAINER_POD_HELPER_BUILD_PATH
+    candidates.emplace_back(TRAINER_POD_HELPER_BUILD_PATH);
+#endif
+  }
+  for (const auto& c : candidates) {
+    if (!executable(c)) continue;
+    char real[PATH_MAX];
+    if (realpath(c.c_str(), real) != nullptr) return std::string(real);
+  }
+  std::string tried;
+  for (const auto& c : candidates) tried += (tried.empty() ? "" : ", ") + c;
+  return fail(ErrorCode::kNotFound, "the pod helper trainer-pod was not found (tried: " + tried +
+                                        "); set ExecutorOptions::pod_helper or TRAINER_POD_HELPER");
+}
+
+std::string hosts_file(const Plan& plan) {
+  std::string out = "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n";
+  for (const auto& pod : plan.pods) {
+    out += pod.address + "\t" + pod.fqdn + "." + plan.namespace_ + ".svc.cluster.local " +
+           pod.fqdn + " " + pod.hostname + "\n";
+  }
+  return out;
+}
+
+bool has_space(const std::string& s) {
+  return s.find_first_of(" \t\n") != std::string::npos;
+}
+
+std::string rsh_agent(const LaunchConfig& config) {
+  return config.helper + " rsh --run-dir=" + config.run_dir;
+}
+
+// Pod env, final: the container's, the injected rsh agent, and the fallback's rewrites.
+Result<EnvList> pod_env(const Plan& plan, const PodPlan& pod, const std::string& name,
+                        const LaunchConfig& config) {
+  PodIdentity id{name, plan.namespace_ + "/" + name, config.node_name};
+  auto env = resolve_env(plan, pod, id, config.host_env);
+  if (!env) return env;
+  const bool has_agent = std::any_of(env->begin(), env->end(), [](const auto& kv) {
+    return kv.first == "OMPI_MCA_plm_rsh_agent";
+  });
+  if (!has_agent && config.namespaces && !has_space(config.helper) && !has_space(config.run_dir)) {
+    env->emplace_back("OMPI_MCA_plm_rsh_agent", rsh_agent(config));
+  }
+  if (!config.namespaces) {
+    for (auto& kv : *env) kv.second = rewrite_hostnames(kv.second, plan, "127.0.0.1");
+  }
+  return env;
+}
+
+}  // namespace
+
+Result<LaunchConfig> prepare_run(const Plan& plan, const ExecutorOptions& options) {
+  if (options.run_dir.empty()) {
+    return fail(ErrorCode::kInvalidArgument, "ExecutorOptions::run_dir is required");
+  }
+  LaunchConfig config;
+  if (auto made = make_dirs(options.run_dir); !made) return tl::unexpected(made.error());
+  char real[PATH_MAX];
+  if (realpath(options.run_dir.c_str(), real) == nullptr) {
+    return fail(ErrorCode::kIo, options.run_dir + ": " + std::strerror(errno));
+  }
+  config.run_dir = real;
+  if (access((config.run_dir + "/state.json").c_str(), F_OK) == 0) {
+    return fail(ErrorCode::kInvalidArgument,
+                config.run_dir + " already holds a run (state.json); choose another run folder");
+  }
+  const bool capable = can_create_namespaces();
+  switch (options.isolation) {
+    case Isolation::kNamespaces:
+      if (!capable) {
+        return fail(ErrorCode::kUnsupported,
+                    "isolation=namespaces needs CAP_SYS_ADMIN (run as root)");
+      }
+      config.namespaces = true;
+      break;
+    case Isolation::kAuto: config.namespaces = capable; break;
+    case Isolation::kHost: config.namespaces = false; break;
+  }
+  if (!config.namespaces) {
+    config.warnings.push_back(
+        "pods run without namespaces: pod hostnames are rewritten to 127.0.0.1 in env and args, "
+        "volumes are not mounted at their mountPath, and the hostname is this machine's "
+        "(docs/local.md, \"Without privileges\")");
+  }
+  auto helper = find_helper(options);
+  if (!helper) return tl::unexpected(helper.error());
+  config.helper = *helper;
+  if (config.namespaces && (has_space(config.helper) || has_space(config.run_dir))) {
+    config.warnings.push_back(
+        "the run folder or the helper path contains whitespace, which Open MPI's rsh agent "
+        "setting cannot carry: OMPI_MCA_plm_rsh_agent is not set");
+  }
+  for (const char* sub : {"/logs", "/pods", "/claims"}) {
+    if (auto made = make_dirs(config.run_dir + sub); !made) return tl::unexpected(made.error());
+  }
+  if (auto made = make_dirs(config.run_dir + "/sockets", 0700); !made) {
+    return tl::unexpected(made.error());
+  }
+  if (auto w = write_file(config.run_dir + "/hosts", hosts_file(plan)); !w) {
+    return tl::unexpected(w.error());
+  }
+  for (const auto& name : options.host_env) {
+    if (const char* v = std::getenv(name.c_str())) config.host_env.emplace_back(name, v);
+  }
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  config.node_name = host;
+  // Every unresolvable env entry is reported now, not when its pod would start.
+  for (const auto& pod : plan.pods) {
+    auto env = pod_env(plan, pod, pod.hostname + "-0", config);
+    if (!env) return tl::unexpected(std::move(env.error()));
+  }
+  return config;
+}
+
+Result<Launched> launch_pod(const Plan& plan, std::size_t index, const std::string& name,
+                            const LaunchConfig& config) {
+  const auto& pod = plan.pods[index];
+  const std::string dir = config.run_dir + "/pods/" + name;
+  if (auto made = make_dirs(dir + "/volumes"); !made) return tl::unexpected(made.error());
+
+  std::map<std::string, std::string> sources;
+  for (const auto& v : pod.volumes) {
+    std::string src;
+    switch (v.kind) {
+      case Volume::Kind::kEmptyDir: src = dir + "/volumes/" + v.name; break;
+      case Volume::Kind::kClaim: src = config.run_dir + "/claims/" + v.claim; break;
+      case Volume::Kind::kHostPath: src = v.host_path; break;
+      case Volume::Kind::kFiles: src = dir + "/volumes/" + v.name; break;
+    }
+    if (v.kind != Volume::Kind::kHostPath) {
+      if (auto made = make_dirs(src); !made) return tl::unexpected(made.error());
+    }
+    for (const auto& f : v.files) {
+      if (f.path.empty() || f.path[0] == '/' || f.path.find("..") != std::string::npos) {
+        return fail(ErrorCode::kInvalid, pod.container.path + ": volume " + v.name +
+                                             ": file path \"" + f.path + "\" is not relative");
+      }
+      const std::string target = src + "/" + f.path;
+      if (auto made = make_dirs(target.substr(0, target.rfind('/'))); !made) {
+        return tl::unexpected(made.error());
+      }
+      if (auto w = write_file(target, f.content, f.mode); !w) return tl::unexpected(w.error());
+    }
+    sources[v.name] = src;
+  }
+
+  json::array mounts;
+  if (config.namespaces) {
+    for (const auto& m : pod.container.mounts) {
+      std::string src = sources.at(m.volume);
+      if (!m.sub_path.empty()) {
+        src += "/" + m.sub_path;
+        struct stat st {};
+        if (stat(src.c_str(), &st) != 0) {
+          if (auto made = make_dirs(src); !made) return tl::unexpected(made.error());
+        }
+      }
+      struct stat st {};
+      const bool file = stat(src.c_str(), &st) == 0 && !S_ISDIR(st.st_mode);
+      mounts.push_back(json::object{
+          {"source", src}, {"target", m.mount_path}, {"readOnly", m.read_only}, {"file", file}});
+    }
+  }
+
+  auto env = pod_env(plan, pod, name, config);
+  if (!env) return tl::unexpected(std::move(env.error()));
+  std::map<std::string, std::string> vars(env->begin(), env->end());
+  json::array argv;
+  for (const auto& a : pod.container.command) {
+    auto arg = expand(a, vars);
+    if (!config.namespaces) arg = rewrite_hostnames(std::move(arg), plan, "127.0.0.1");
+    argv.emplace_back(arg);
+  }
+  json::array env_json;
+  for (const auto& [k, v] : *env) env_json.emplace_back(k + "=" + v);
+
+  const json::object spec{{"namespaces", config.namespaces},
+                          {"hostname", pod.hostname},
+                          {"hostsFile", config.namespaces ? config.run_dir + "/hosts" : ""},
+                          {"mounts", std::move(mounts)},
+                          {"argv", std::move(argv)},
+                          {"env", std::move(env_json)},
+                          {"workingDir", pod.container.working_dir},
+                          {"socketDir", config.run_dir + "/sockets"},
+                          {"socketName", pod.hostname},
+                          {"holdOnly", pod.holds_namespaces_only},
+                          {"graceSeconds", pod.grace_seconds}};
+  const std::string spec_path = dir + "/spec.json";
+  // The spec holds resolved Secret values: readable by the owner only.
+  if (auto w = write_file(spec_path, json::serialize(spec), 0600); !w) {
+    return tl::unexpected(w.error());
+  }
+
+  Launched out;
+  out.log_path = config.run_dir + "/logs/" + name + ".log";
+  out.log_fd = open(out.log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (out.log_fd < 0) return fail(ErrorCode::kIo, out.log_path + ": " + std::strerror(errno));
+  int pipes[3][2];
+  for (auto& p : pipes) {
+    if (pipe2(p, O_CLOEXEC) != 0)
+      return fail(ErrorCode::kIo, std::string("pipe: ") + std::strerror(errno));
+  }
+  const int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  std::string helper = config.helper;
+  std::string init = "init";
+  std::string spec_arg = spec_path;
+  char* args[] = {helper.data(), init.data(), spec_arg.data(), nullptr};
+  const int deathsig = config.namespaces ? SIGKILL : SIGTERM;
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    // Only syscalls from here to exec: the parent may have other threads.
+    setpgid(0, 0);  // out of the terminal's group: Ctrl-C reaches the executor, not the pods
+    prctl(PR_SET_PDEATHSIG, deathsig);
+    if (getppid() != parent) _exit(125);
+    dup2(devnull, 0);
+    dup2(pipes[0][1], 1);
+    dup2(pipes[1][1], 2);
+    dup2(pipes[2][1], 3);
+    syscall(SYS_close_range, 4U, ~0U, 0U);
+    execv(args[0], args);
+    _exit(125);
+  }
+  if (devnull >= 0) close(devnull);
+  for (auto& p : pipes) close(p[1]);
+  if (pid < 0) {
+    for (auto& p : pipes) close(p[0]);
+    close(out.log_fd);
+    return fail(ErrorCode::kIo, std::string("fork: ") + std::strerror(errno));
+  }
+  out.pid = pid;
+  out.pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0U));
+  out.stdout_fd = pipes[0][0];
+  out.stderr_fd = pipes[1][0];
+  out.ready_fd = pipes[2][0];
+  if (out.pidfd < 0) {
+    kill(pid, SIGKILL);
+    return fail(ErrorCode::kIo, std::string("pidfd_open: ") + std::strerror(errno));
+  }
+  return out;
+}
+
+}  // namespace trainer::local::detail
