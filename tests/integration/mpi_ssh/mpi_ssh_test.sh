@@ -196,13 +196,19 @@ run_mpirun() {
   [[ ${#env_args[@]} -eq 4 ]] || fail "expected the four OMPI_MCA_* variables, got ${#env_args[@]}"
   local prefix; prefix=$(dirname "$(dirname "$(command -v orted || command -v mpirun)")")
   local root_flag=(); [[ $(id -u) -eq 0 ]] && root_flag=(--allow-run-as-root)
+  # ssh does not carry the environment: the sanitizer settings of an ASan test run reach the
+  # remote ranks through mpirun -x.
+  local forward=() var
+  for var in ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS OMPI_MCA_mca_base_component_disable_dlclose; do
+    [[ -n ${!var:-} ]] && forward+=(-x "$var")
+  done
   echo "hostfile:"; cat "$tmp/r/hostfile"
   # Transport between ranks: TCP on loopback only. The shared-memory BTL (vader) is left out:
   # the "hosts" share one kernel, and vader's per-node segments crash when two orteds on one
   # machine each believe they are a separate node.
   env "${env_args[@]}" OMPI_MCA_oob_tcp_if_include=lo OMPI_MCA_btl_tcp_if_include=lo \
       OMPI_MCA_btl=self,tcp OMPI_MCA_plm_rsh_no_tree_spawn=1 \
-    timeout 120 mpirun "${root_flag[@]}" --oversubscribe --prefix "$prefix" \
+    timeout 120 mpirun "${root_flag[@]}" "${forward[@]}" --oversubscribe --prefix "$prefix" \
       "$mpi_hello" >"$tmp/mpirun.out" 2>"$tmp/mpirun.err" ||
     fail "mpirun failed: $(cat "$tmp/mpirun.out" "$tmp/mpirun.err")"
   cat "$tmp/mpirun.out"
