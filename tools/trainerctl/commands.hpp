@@ -17,6 +17,9 @@ using Args = std::vector<std::string>;
 int cmd_version(const Args& args);
 int cmd_validate(const Args& args);
 int cmd_render(const Args& args);
+int cmd_run(const Args& args);
+int cmd_status(const Args& args);
+int cmd_logs(const Args& args);
 int cmd_runtimes(const Args& args);
 int cmd_keygen(const Args& args);
 

@@ -14,6 +14,9 @@ constexpr std::string_view kUsage =
     "  version     print the trainerctl and libtrainer versions\n"
     "  validate    decode, default and validate TrainJobs and (Cluster)TrainingRuntimes\n"
     "  render      render the objects the Kubeflow Trainer controller would create\n"
+    "  run         render a TrainJob and run it on this machine (docs/local.md)\n"
+    "  status      the state of a local run folder\n"
+    "  logs        the logs of a local run folder\n"
     "  runtimes    list the built-in ClusterTrainingRuntimes, or print one\n"
     "  keygen      write an MPI SSH key pair (ssh-privatekey, ssh-publickey)\n"
     "Run 'trainerctl <command> --help' for a command's options.\n";
@@ -31,6 +34,9 @@ int main(int argc, char** argv) {
     if (command == "version") return trainerctl::cmd_version(args);
     if (command == "validate") return trainerctl::cmd_validate(args);
     if (command == "render") return trainerctl::cmd_render(args);
+    if (command == "run") return trainerctl::cmd_run(args);
+    if (command == "status") return trainerctl::cmd_status(args);
+    if (command == "logs") return trainerctl::cmd_logs(args);
     if (command == "runtimes") return trainerctl::cmd_runtimes(args);
     if (command == "keygen") return trainerctl::cmd_keygen(args);
     if (command == "-h" || command == "--help" || command == "help") {

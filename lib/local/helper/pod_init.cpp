@@ -137,7 +137,7 @@ void make_dirs(const std::string& path) {
   }
 }
 
-void bind(const std::string& source, const std::string& target, bool file, bool read_only) {
+void bind_mount(const std::string& source, const std::string& target, bool file, bool read_only) {
   if (file) {
     const auto slash = target.rfind('/');
     if (slash != std::string::npos && slash > 0) make_dirs(target.substr(0, slash));
@@ -160,8 +160,8 @@ void setup_namespaces(const Spec& spec) {
   // Private mounts first, so nothing below propagates back to the host.
   if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) die("making / private");
   if (sethostname(spec.hostname.data(), spec.hostname.size()) != 0) die("setting the hostname");
-  if (!spec.hosts_file.empty()) bind(spec.hosts_file, "/etc/hosts", true, true);
-  for (const auto& m : spec.mounts) bind(m.source, m.target, m.file, m.read_only);
+  if (!spec.hosts_file.empty()) bind_mount(spec.hosts_file, "/etc/hosts", true, true);
+  for (const auto& m : spec.mounts) bind_mount(m.source, m.target, m.file, m.read_only);
   if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) {
     die("mounting /proc");
   }

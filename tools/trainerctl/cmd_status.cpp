@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: Apache-2.0
+// `trainerctl status DIR`: the state of a local run (running or finished).
+#include "commands.hpp"
+#include "output.hpp"
+
+#include "trainer/local.hpp"
+
+#include <boost/json.hpp>
+
+#include <cstdio>
+#include <string_view>
+
+namespace trainerctl {
+namespace {
+
+constexpr std::string_view kUsage =
+    "usage: trainerctl status RUN_DIR [-o json]\n"
+    "  The phase, TrainJob conditions and pods of a local run (`trainerctl run`).\n"
+    "  -o json  the run folder's state.json as it is\n";
+
+}  // namespace
+
+int cmd_status(const Args& args) {
+  std::string dir;
+  bool as_json = false;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if ((args[i] == "-o" || args[i] == "--output") && i + 1 < args.size()) {
+      if (args[++i] != "json") {
+        std::fprintf(stderr, "error: -o must be json\n");
+        return kExitUsage;
+      }
+      as_json = true;
+    } else if (args[i] == "-h" || args[i] == "--help") {
+      std::fputs(kUsage.data(), stdout);
+      return kExitOk;
+    } else if (dir.empty() && !args[i].empty() && args[i][0] != '-') {
+      dir = args[i];
+    } else {
+      std::fprintf(stderr, "error: unexpected argument \"%s\"\n%s", args[i].c_str(), kUsage.data());
+      return kExitUsage;
+    }
+  }
+  if (dir.empty()) {
+    std::fprintf(stderr, "error: RUN_DIR is required\n%s", kUsage.data());
+    return kExitUsage;
+  }
+  auto status = trainer::local::read_status(dir);
+  if (!status) return report_error(status.error());
+  if (as_json) {
+    std::printf("%s\n", boost::json::serialize(*status).c_str());
+    return kExitOk;
+  }
+  const auto& o = status->as_object();
+  const auto text = [](const boost::json::value* v) {
+    return v != nullptr && v->is_string() ? std::string(v->get_string()) : std::string("-");
+  };
+  std::printf("TrainJob %s/%s\n%s\n", text(o.if_contains("namespace")).c_str(),
+              text(o.if_contains("trainJob")).c_str(),
+              trainer::local::summary_line(*status).c_str());
+  if (const auto* c = o.if_contains("conditions"); c != nullptr && c->is_array()) {
+    for (const auto& cond : c->get_array()) {
+      const auto& co = cond.as_object();
+      std::printf("condition %s=%s reason=%s: %s\n", text(co.if_contains("type")).c_str(),
+                  text(co.if_contains("status")).c_str(), text(co.if_contains("reason")).c_str(),
+                  text(co.if_contains("message")).c_str());
+    }
+  }
+  std::printf("%-40s %-10s %-12s %-5s %s\n", "POD", "PHASE", "ADDRESS", "EXIT", "ATTEMPTS");
+  if (const auto* pods = o.if_contains("pods"); pods != nullptr && pods->is_array()) {
+    for (const auto& p : pods->get_array()) {
+      const auto& po = p.as_object();
+      const auto* exit = po.if_contains("exitCode");
+      const auto* attempts = po.if_contains("attempts");
+      std::printf("%-40s %-10s %-12s %-5s %s\n", text(po.if_contains("name")).c_str(),
+                  text(po.if_contains("phase")).c_str(), text(po.if_contains("address")).c_str(),
+                  exit != nullptr ? boost::json::serialize(*exit).c_str() : "-",
+                  attempts != nullptr ? boost::json::serialize(*attempts).c_str() : "0");
+    }
+  }
+  return kExitOk;
+}
+
+}  // namespace trainerctl
