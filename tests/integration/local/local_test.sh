@@ -1,0 +1,229 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# End-to-end tests of `trainerctl run` (the local executor). Usage: local_test.sh CASE TRAINERCTL
+#   torch     2-node torch TrainJob after a dataset initializer (dependsOn Complete): PET_* env,
+#             hostnames, pod addresses resolved through the pod /etc/hosts, shared claim volume
+#   fail      a failing pod without restarts: Failed/FailedJobs, exit 1
+#   restart   a failing pod with failurePolicy.maxRestarts=1: two attempts, ReachedMaxRestarts
+#   deadline  activeDeadlineSeconds: Failed/DeadlineExceeded, pods stopped
+#   suspend   spec.suspend: nothing runs, Suspended condition, exit 3
+#   sigint    SIGINT to trainerctl stops every pod: no process of the run is left
+#   host      --isolation host: hostnames rewritten to 127.0.0.1, warning printed
+set -euo pipefail
+case_name=$1
+trainerctl=$2
+here=$(cd "$(dirname "$0")" && pwd)
+probe=$here/probe.sh
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL ($case_name): $*" >&2; exit 1; }
+
+needs_root() {
+  if [[ $(id -u) -ne 0 ]]; then
+    echo "SKIP ($case_name): needs root for mount/UTS/PID namespaces"
+    exit 77
+  fi
+}
+
+# runtime FILE EXTRA_JOBSET_SPEC TRAINER_ENV_YAML: a torch runtime whose trainer runs the probe.
+runtime() {
+  cat >"$1" <<YAML
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainingRuntime
+metadata: {name: local-torch, namespace: default}
+spec:
+  mlPolicy: {numNodes: 1, torch: {}}
+  template:
+    spec:
+$2
+      volumeClaimPolicies:
+        - templates: [{metadata: {name: initializer}}]
+      replicatedJobs:
+        - name: dataset-initializer
+          replicas: 1
+          template:
+            metadata:
+              labels: {trainer.kubeflow.org/trainjob-ancestor-step: dataset-initializer}
+            spec:
+              backoffLimit: 0
+              template:
+                spec:
+                  terminationGracePeriodSeconds: 2
+                  containers:
+                    - name: dataset-initializer
+                      image: unused
+                      command: [$probe]
+                      env: [{name: PROBE_ROLE, value: init}, {name: PROBE_SLEEP, value: "1"}]
+                      volumeMounts: [{name: initializer, mountPath: /workspace}]
+        - name: node
+          replicas: 1
+          dependsOn: [{name: dataset-initializer, status: Complete}]
+          template:
+            metadata:
+              labels: {trainer.kubeflow.org/trainjob-ancestor-step: trainer}
+            spec:
+              backoffLimit: 0
+              template:
+                spec:
+                  terminationGracePeriodSeconds: 2
+                  containers:
+                    - name: node
+                      image: unused
+                      command: [$probe]
+                      env:
+                        - name: POD_NAME
+                          valueFrom: {fieldRef: {fieldPath: metadata.name}}
+                        - name: POD_NS
+                          valueFrom: {fieldRef: {fieldPath: metadata.namespace}}
+                      volumeMounts: [{name: initializer, mountPath: /workspace}]
+YAML
+}
+
+# trainjob FILE NODES EXTRA_SPEC TRAINER_ENV
+trainjob() {
+  cat >"$1" <<YAML
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata: {name: probe, namespace: default}
+spec:
+  runtimeRef: {name: local-torch, apiGroup: trainer.kubeflow.org, kind: TrainingRuntime}
+$3
+  trainer:
+    numNodes: $2
+    env: [$4]
+YAML
+}
+
+run() {  # run EXPECTED_RC [trainerctl args...]
+  local want=$1; shift
+  local rc=0
+  timeout 150 "$trainerctl" run -f "$tmp/tj.yaml" -f "$tmp/rt.yaml" --run-dir "$tmp/run" "$@" \
+    >"$tmp/out" 2>"$tmp/err" || rc=$?
+  cat "$tmp/out" "$tmp/err"
+  [[ $rc -eq $want ]] || fail "trainerctl run exited $rc, expected $want"
+}
+
+has() { grep -qF -- "$1" "$tmp/out" || fail "missing line: $1"; }
+err_has() { grep -qF -- "$1" "$tmp/err" || fail "missing on stderr: $1"; }
+
+case_torch() {
+  needs_root
+  runtime "$tmp/rt.yaml" "" ; trainjob "$tmp/tj.yaml" 2 "" ""
+  run 0
+  for rank in 0 1; do
+    local p="[node-0-$rank]"
+    has "$p hostname=probe-node-0-$rank"
+    has "$p env:PET_MASTER_ADDR=probe-node-0-0.probe"
+    has "$p env:PET_MASTER_PORT=29500"
+    has "$p env:PET_NNODES=2"
+    has "$p env:PET_NPROC_PER_NODE=1"
+    has "$p env:PET_NODE_RANK=$rank"
+    has "$p env:POD_NAME=probe-node-0-$rank-0"
+    has "$p env:POD_NS=default"
+    has "$p resolve:probe-node-0-0.probe=127.0.1.2"
+    has "$p self:127.0.1.$((rank + 2))"
+    # The initializer finished (dependsOn Complete) before the trainer looked at the volume.
+    has "$p workspace:marker-probe-dataset-initializer-0-0"
+  done
+  err_has "condition Complete=True reason=AllJobsCompleted: jobset completed successfully"
+  "$trainerctl" status "$tmp/run" | grep -q "^condition Complete=True" || fail "status"
+  "$trainerctl" logs "$tmp/run" node-0-1 | grep -qx "env:PET_NODE_RANK=1" || fail "pod log"
+  "$trainerctl" logs "$tmp/run" | grep -qF "[node-0-0] hostname=probe-node-0-0" || fail "run log"
+  echo "torch: ok"
+}
+
+case_fail() {
+  needs_root
+  runtime "$tmp/rt.yaml" ""; trainjob "$tmp/tj.yaml" 1 "" "{name: PROBE_EXIT, value: \"3\"}"
+  run 1
+  err_has "condition Failed=True reason=FailedJobs: jobset failed due to one or more job failures (first failed job: probe-node-0)"
+  "$trainerctl" status "$tmp/run" -o json | grep -q '"exitCode":3' || fail "exit code in state"
+  echo "fail: ok"
+}
+
+case_restart() {
+  needs_root
+  runtime "$tmp/rt.yaml" "      failurePolicy: {maxRestarts: 1}"
+  trainjob "$tmp/tj.yaml" 1 "" "{name: PROBE_EXIT, value: \"4\"}"
+  run 1
+  err_has "reason=ReachedMaxRestarts: jobset failed due to reaching max number of restarts"
+  err_has "restarts 2 (jobset 1)"
+  # Both attempts ran, the initializer again too (JobSet recreates every Job).
+  [[ $(grep -c "^\[node-0-0\] hostname=" "$tmp/out") -eq 2 ]] || fail "expected 2 trainer attempts"
+  [[ $(grep -c "writing marker" "$tmp/out") -eq 2 ]] || fail "expected 2 initializer attempts"
+  [[ -f $tmp/run/logs/probe-node-0-0-1.log ]] || fail "second attempt's log"
+  echo "restart: ok"
+}
+
+case_deadline() {
+  needs_root
+  runtime "$tmp/rt.yaml" ""
+  trainjob "$tmp/tj.yaml" 1 "  activeDeadlineSeconds: 3" "{name: PROBE_SLEEP, value: \"300\"}"
+  local start=$SECONDS
+  run 1
+  err_has "condition Failed=True reason=DeadlineExceeded: TrainJob exceeded its active deadline"
+  (( SECONDS - start < 60 )) || fail "the deadline did not stop the run in time"
+  echo "deadline: ok"
+}
+
+case_suspend() {
+  runtime "$tmp/rt.yaml" ""; trainjob "$tmp/tj.yaml" 1 "  suspend: true" ""
+  run 3
+  err_has "condition Suspended=True reason=Suspended: TrainJob is suspended"
+  [[ ! -s $tmp/out ]] || fail "a suspended TrainJob ran something"
+  echo "suspend: ok"
+}
+
+# Every process whose environment carries this run's marker.
+run_pids() {
+  local p
+  for p in /proc/[0-9]*; do
+    { tr '\0' '\n' <"$p/environ"; } 2>/dev/null | grep -qx "PROBE_MARK=$1" && echo "${p#/proc/}"
+  done
+  return 0
+}
+
+case_sigint() {
+  needs_root
+  local mark="sigint-$$-$RANDOM"
+  runtime "$tmp/rt.yaml" ""
+  trainjob "$tmp/tj.yaml" 2 "" "{name: PROBE_SLEEP, value: \"300\"}, {name: PROBE_MARK, value: $mark}"
+  "$trainerctl" run -f "$tmp/tj.yaml" -f "$tmp/rt.yaml" --run-dir "$tmp/run" >"$tmp/out" 2>"$tmp/err" &
+  local ctl=$!
+  local i
+  for i in $(seq 1 100); do
+    [[ $(run_pids "$mark" | wc -l) -ge 2 ]] && break
+    sleep 0.5
+  done
+  local pids; pids=$(run_pids "$mark")
+  [[ $(wc -w <<<"$pids") -ge 2 ]] || fail "the trainer pods never started: $(cat "$tmp/err")"
+  local groups; groups=$(grep -o '"pid":[0-9]*' "$tmp/run/state.json" | cut -d: -f2 | grep -v '^0$' || true)
+  kill -INT "$ctl"
+  local rc=0
+  wait "$ctl" || rc=$?
+  cat "$tmp/err"
+  [[ $rc -eq 1 ]] || fail "trainerctl exited $rc after SIGINT, expected 1"
+  grep -qF "reason=Cancelled" "$tmp/err" || fail "no Cancelled condition"
+  local p
+  for p in $pids; do
+    [[ ! -e /proc/$p ]] || fail "process $p of the run is still alive"
+  done
+  for p in $groups; do
+    # Each pod's helper leads its own process group: nothing may be left in it.
+    ! pgrep -g "$p" >/dev/null || fail "process group $p still has members"
+  done
+  [[ -z $(run_pids "$mark") ]] || fail "processes of the run left: $(run_pids "$mark")"
+  echo "sigint: ok"
+}
+
+case_host() {
+  runtime "$tmp/rt.yaml" ""; trainjob "$tmp/tj.yaml" 2 "" ""
+  sed -i 's#mountPath: /workspace#mountPath: /workspace-unused#' "$tmp/rt.yaml"
+  run 0 --isolation host
+  err_has "pods run without namespaces"
+  has "[node-0-1] env:PET_MASTER_ADDR=127.0.0.1"
+  has "[node-0-1] env:PET_NODE_RANK=1"
+  echo "host: ok"
+}
+
+"case_$case_name"
