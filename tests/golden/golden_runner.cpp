@@ -3,6 +3,9 @@
 // Golden-case runner: renders one case folder (tests/golden/cases/NN-name/) through the whole
 // pipeline (render_documents) with a fixed UID and compares with expected/ by the conformance
 // comparison rule (semantic_compare.hpp). Usage: trainer_golden <case-dir> <testdata-dir>.
+// A case may carry `options.yaml` with controller settings that are not objects:
+//   featureGates: {TrainJobStatus: true}      (upstream's gate names; all off by default)
+// Flux's CURVE key derives from the fixed UID, so every case is reproducible.
 #include "semantic_compare.hpp"
 
 #include "trainer/codec.hpp"
@@ -65,6 +68,31 @@ std::map<std::string, std::string> read_key_values(const fs::path& p) {
   return out;
 }
 
+// Applies `options.yaml` to the context; false (with a message) on an unknown or malformed key,
+// so a typo cannot silently run a case with the defaults.
+bool apply_case_options(const fs::path& p, trainer::RenderContext& ctx) {
+  if (!fs::exists(p)) return true;
+  auto parsed = trainer::parse_documents(read_text(p));
+  if (!parsed || parsed->size() != 1 || !parsed->front().is_object()) {
+    std::cerr << p << ": expected one YAML mapping\n";
+    return false;
+  }
+  for (const auto& [key, value] : parsed->front().as_object()) {
+    if (key != "featureGates" || !value.is_object()) {
+      std::cerr << p << ": unsupported option " << key << "\n";
+      return false;
+    }
+    for (const auto& [gate, on] : value.as_object()) {
+      if (gate != "TrainJobStatus" || !on.is_bool()) {
+        std::cerr << p << ": featureGates." << gate << ": unknown gate or not a boolean\n";
+        return false;
+      }
+      ctx.feature_gates.trainjob_status = on.as_bool();
+    }
+  }
+  return true;
+}
+
 std::string error_text(const trainer::Error& e) {
   std::string text = e.message;
   for (const auto& f : e.fields) text += "\n" + f.to_string();
@@ -123,6 +151,7 @@ int main(int argc, char** argv) {
   ctx.generate_ssh_key = [&]() -> trainer::Result<trainer::SshKeyPair> {
     return trainer::SshKeyPair{private_key, public_key};
   };
+  if (!apply_case_options(dir / "options.yaml", ctx)) return 2;
   std::vector<std::string> warnings;
   trainer::RenderDocumentsOptions options;
   options.on_warning = [&](std::string_view w) { warnings.emplace_back(w); };
