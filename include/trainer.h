@@ -298,5 +298,7 @@ TRAINER_API trainer_status trainer_document_encode(const trainer_document* doc, 
 
 /* The data plane (trainer_comm_*) lives in its own section header. */
 #include "trainer/collectives.h"
+/* Local execution of rendered TrainJobs (trainer_run_*). */
+#include "trainer/local.h"
 
 #endif /* TRAINER_H */

@@ -215,6 +215,12 @@ Result<EnvList> resolve_env(const Plan& plan, const PodPlan& pod, const PodIdent
     if (!value) return tl::unexpected(std::move(value.error()));
     env.set(name, std::move(*value));
   }
+  // JobSet's Jobs are Indexed, and for Indexed Jobs the Job controller appends
+  // JOB_COMPLETION_INDEX (from the completion-index annotation) to every container that does
+  // not define it.
+  if (env.vars().count("JOB_COMPLETION_INDEX") == 0) {
+    env.set("JOB_COMPLETION_INDEX", std::to_string(pod.pod_index));
+  }
   auto list = env.take();
   for (const auto& [name, value] : host) {
     const bool set =

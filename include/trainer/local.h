@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * libtrainer C ABI, local execution section (trainer_run_*). Included by trainer.h; the
+ * conventions stated at the top of trainer.h apply.
+ *
+ * A trainer_run executes the objects rendered for one TrainJob (the JobSet and its ConfigMaps
+ * and Secrets, e.g. the output of trainer_render() or `trainerctl render`) on this machine: one
+ * process per pod, in dependsOn order, with the cluster's env contract, until the TrainJob is
+ * Complete or Failed. docs/local.md describes the pod model, the run folder and the lifecycle.
+ * The image is not pulled: each container's command runs as a program of this host.
+ */
+#ifndef TRAINER_LOCAL_H
+#define TRAINER_LOCAL_H
+
+#include "trainer.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* How pods are isolated (values of trainer::local::Isolation). @since 0.1 */
+#define TRAINER_ISOLATION_AUTO 0 /**< namespaces when permitted, else HOST with a warning */
+#define TRAINER_ISOLATION_NAMESPACES \
+  1                              /**< own mount/UTS/PID namespaces; else TRAINER_E_UNSUPPORTED */
+#define TRAINER_ISOLATION_HOST 2 /**< no namespaces: hostnames rewritten to 127.0.0.1 */
+
+/* Phases of a run (values of trainer::local::Phase). SUSPENDED, COMPLETE and FAILED are
+ * terminal. @since 0.1 */
+#define TRAINER_RUN_PENDING 0
+#define TRAINER_RUN_RUNNING 1
+#define TRAINER_RUN_SUSPENDED 2
+#define TRAINER_RUN_COMPLETE 3
+#define TRAINER_RUN_FAILED 4
+
+/** Receives every complete line a pod writes. `prefix` is the terminal prefix without brackets
+ *  (`node-0-0`), `pod` the pod name, `text` the line without its newline (`len` bytes, not
+ *  NUL-terminated in general). All pointers are borrowed for the duration of the call. Called
+ *  from the run's supervisor thread, never concurrently with itself; it must not call
+ *  trainer_run_wait() or trainer_run_free() on its own run. Returning anything other than
+ *  TRAINER_OK cancels the run (as trainer_run_cancel()). @since 0.1 */
+typedef trainer_status (*trainer_run_log_fn)(void* user_data, const char* prefix, const char* pod,
+                                             int32_t is_stderr, const char* text, size_t len);
+
+/** Options of trainer_run_start(). @since 0.1 */
+typedef struct trainer_run_options {
+  uint32_t version;       /**< TRAINER_RUN_OPTIONS_VERSION */
+  const char* run_dir;    /**< required, borrowed: the run folder (created; must not hold a run) */
+  int32_t isolation;      /**< TRAINER_ISOLATION_* */
+  const char* pod_helper; /**< borrowed; NULL: the installed `trainer-pod` helper (docs/local.md) */
+  trainer_run_log_fn on_log;         /**< NULL: lines only go to the run folder's log files */
+  void* log_user_data;               /**< passed to on_log */
+  void (*log_user_data_free)(void*); /**< called once with log_user_data when the run is
+                                          freed, or at once when trainer_run_start fails
+                                          (not for NULL options or an unknown version,
+                                          whose fields are not read); may be NULL */
+} trainer_run_options;
+
+#define TRAINER_RUN_OPTIONS_VERSION 1
+#define TRAINER_RUN_OPTIONS_INIT \
+  { TRAINER_RUN_OPTIONS_VERSION, NULL, TRAINER_ISOLATION_AUTO, NULL, NULL, NULL, NULL }
+
+/** A running (or finished) local execution. Every function below may be called from any thread
+ *  concurrently, except trainer_run_free(), which must be the last call on the handle.
+ *  @since 0.1 */
+typedef struct trainer_run trainer_run;
+
+/** Starts executing `objects` (borrowed text: a YAML stream or JSON, one object per document or
+ *  a `v1` List) and returns at once with `*out` set to a new run owned by the caller.
+ *  Errors (nothing started, `*out` untouched, the run folder possibly created):
+ *  TRAINER_E_INVALID_ARGUMENT (NULL objects/out/options.run_dir, unknown options version or
+ *  isolation, a run folder that holds a previous run), TRAINER_E_PARSE, TRAINER_E_INVALID (the
+ *  objects, with field paths), TRAINER_E_NOT_FOUND (a referenced ConfigMap/Secret/key, or the
+ *  pod helper), TRAINER_E_UNSUPPORTED (fields without local meaning; namespaces required but not
+ *  permitted), TRAINER_E_IO. `options` NULL is not allowed (run_dir is required). @since 0.1 */
+TRAINER_API trainer_status trainer_run_start(const char* objects, size_t len,
+                                             const trainer_run_options* options,
+                                             TRAINER_OWN trainer_run** out, trainer_error** err);
+
+/** Waits until the run is finished (SUSPENDED, COMPLETE or FAILED) and every pod process is
+ *  gone, or until `timeout_ms` passed (negative: no limit). Stores the phase then in `*phase`
+ *  (may be NULL). Returns TRAINER_OK when finished, TRAINER_E_TIMEOUT when the time passed
+ *  first, TRAINER_E_INVALID_ARGUMENT for a NULL run. @since 0.1 */
+TRAINER_API trainer_status trainer_run_wait(trainer_run* run, int64_t timeout_ms, int32_t* phase,
+                                            trainer_error** err);
+
+/** The current TRAINER_RUN_* phase; TRAINER_RUN_FAILED for NULL. Never blocks long. @since 0.1 */
+TRAINER_API int32_t trainer_run_phase(const trainer_run* run);
+
+/** The run's status as a JSON document in `*out` (caller frees with trainer_buffer_free()):
+ *  TrainJob conditions, jobsStatus, restarts, counts and every pod (docs/local.md). Errors:
+ *  TRAINER_E_INVALID_ARGUMENT (NULL run/out), TRAINER_E_NOMEM. @since 0.1 */
+TRAINER_API trainer_status trainer_run_status(const trainer_run* run, trainer_buffer* out,
+                                              trainer_error** err);
+
+/** Stops every pod (SIGTERM, the pod's grace period, then SIGKILL); the run ends FAILED with
+ *  reason `Cancelled` unless it had finished. Returns at once; NULL is a no-op. @since 0.1 */
+TRAINER_API void trainer_run_cancel(trainer_run* run);
+
+/** Cancels the run if it is still going, waits until every pod process is gone, calls the log
+ *  user_data_free, and frees the handle. NULL is a no-op. @since 0.1 */
+TRAINER_API void trainer_run_free(trainer_run* run);
+
+/** Reads the status document of a run folder written by any process (running or finished) into
+ *  `*out`. Errors: TRAINER_E_INVALID_ARGUMENT (NULL), TRAINER_E_NOT_FOUND (no run there),
+ *  TRAINER_E_PARSE (unreadable state). Thread-safe. @since 0.1 */
+TRAINER_API trainer_status trainer_run_read_status(const char* run_dir, trainer_buffer* out,
+                                                   trainer_error** err);
+
+/** "Pending", "Running", "Suspended", "Complete", "Failed"; "Unknown" for other values. Static
+ *  storage. Thread-safe. @since 0.1 */
+TRAINER_API const char* trainer_run_phase_name(int32_t phase);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* TRAINER_LOCAL_H */

@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: Apache-2.0
+// trainer_run_*: the C face of trainer::local::Executor. Every body goes through the C ABI's
+// exception guard; errors become owned trainer_error objects.
+#include "capi/capi.hpp"
+#include "framework/json_path.hpp"
+#include "trainer/codec.hpp"
+#include "trainer/local.hpp"
+
+#include <boost/json/serialize.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace {
+
+namespace json = boost::json;
+namespace local = trainer::local;
+using trainer::capi::guard;
+using trainer::capi::set_error;
+
+// The caller's log callback and its user data (released exactly once), and the executor that a
+// callback returning an error stops. The callback runs on the supervisor thread and may fire
+// before start() has returned the executor, so a stop request is remembered until attach().
+struct LogSink {
+  trainer_run_log_fn fn = nullptr;
+  void* user_data = nullptr;
+  void (*user_data_free)(void*) = nullptr;
+
+  // Called from the supervisor thread inside the executor's log delivery, where the executor
+  // cannot be cancelled synchronously: a thread of our own does it.
+  void request_stop() {
+    {
+      const std::lock_guard<std::mutex> lock(mutex);
+      if (stop_requested) return;
+      stop_requested = true;
+    }
+    stopper = std::thread([this] {
+      const std::lock_guard<std::mutex> lock(mutex);
+      if (executor != nullptr) executor->cancel();
+    });
+  }
+  void attach(local::Executor* exec) {
+    const std::lock_guard<std::mutex> lock(mutex);
+    executor = exec;
+    if (stop_requested && executor != nullptr) executor->cancel();
+  }
+  // Before the executor goes: no stop request reaches it afterwards.
+  void detach() {
+    attach(nullptr);
+    if (stopper.joinable()) stopper.join();
+  }
+
+  LogSink() = default;
+  LogSink(const LogSink&) = delete;
+  LogSink& operator=(const LogSink&) = delete;
+  ~LogSink() {
+    if (stopper.joinable()) stopper.join();
+    if (user_data_free != nullptr) user_data_free(user_data);
+  }
+
+ private:
+  std::mutex mutex;
+  local::Executor* executor = nullptr;
+  bool stop_requested = false;
+  std::thread stopper;
+};
+
+trainer_status bad_argument(trainer_error** err, std::string message) {
+  return set_error(err, TRAINER_E_INVALID_ARGUMENT, std::move(message));
+}
+
+// Objects of a YAML stream or JSON text, `v1` Lists flattened into their items.
+trainer::Result<std::vector<json::value>> read_objects(std::string_view text) {
+  auto docs = trainer::parse_documents(text);
+  if (!docs) return docs;
+  std::vector<json::value> objects;
+  for (auto& doc : *docs) {
+    const auto* obj = doc.if_object();
+    if (obj != nullptr && trainer::detail::find_string(*obj, "apiVersion").value_or("") == "v1" &&
+        trainer::detail::find_string(*obj, "kind").value_or("") == "List") {
+      if (const auto* items = trainer::detail::find_array(*obj, "items")) {
+        objects.insert(objects.end(), items->begin(), items->end());
+      }
+      continue;
+    }
+    objects.push_back(std::move(doc));
+  }
+  return objects;
+}
+
+int32_t phase_value(local::Phase phase) {
+  return static_cast<int32_t>(phase);
+}
+
+static_assert(static_cast<int>(local::Phase::kPending) == TRAINER_RUN_PENDING &&
+                  static_cast<int>(local::Phase::kRunning) == TRAINER_RUN_RUNNING &&
+                  static_cast<int>(local::Phase::kSuspended) == TRAINER_RUN_SUSPENDED &&
+                  static_cast<int>(local::Phase::kComplete) == TRAINER_RUN_COMPLETE &&
+                  static_cast<int>(local::Phase::kFailed) == TRAINER_RUN_FAILED,
+              "TRAINER_RUN_* mirror trainer::local::Phase");
+
+}  // namespace
+
+struct trainer_run {
+  // Declared first so it outlives the executor, whose supervisor thread calls into it.
+  std::shared_ptr<LogSink> sink;
+  std::unique_ptr<local::Executor> executor;
+};
+
+extern "C" {
+
+trainer_status trainer_run_start(const char* objects, size_t len,
+                                 const trainer_run_options* options, trainer_run** out,
+                                 trainer_error** err) {
+  // The caller's user data is ours from here on, whatever happens.
+  auto sink = std::make_shared<LogSink>();
+  if (options != nullptr && options->version == TRAINER_RUN_OPTIONS_VERSION) {
+    sink->fn = options->on_log;
+    sink->user_data = options->log_user_data;
+    sink->user_data_free = options->log_user_data_free;
+  }
+  return guard(err, [&]() -> trainer_status {
+    if (objects == nullptr && len != 0) return bad_argument(err, "objects is NULL");
+    if (out == nullptr) return bad_argument(err, "out is NULL");
+    if (options == nullptr) return bad_argument(err, "options is NULL (run_dir is required)");
+    if (options->version != TRAINER_RUN_OPTIONS_VERSION) {
+      return bad_argument(err, "trainer_run_options.version " + std::to_string(options->version) +
+                                   " is not supported (expected " +
+                                   std::to_string(TRAINER_RUN_OPTIONS_VERSION) + ")");
+    }
+    if (options->run_dir == nullptr || *options->run_dir == '\0') {
+      return bad_argument(err, "trainer_run_options.run_dir is required");
+    }
+    local::ExecutorOptions eo;
+    eo.run_dir = options->run_dir;
+    switch (options->isolation) {
+      case TRAINER_ISOLATION_AUTO: eo.isolation = local::Isolation::kAuto; break;
+      case TRAINER_ISOLATION_NAMESPACES: eo.isolation = local::Isolation::kNamespaces; break;
+      case TRAINER_ISOLATION_HOST: eo.isolation = local::Isolation::kHost; break;
+      default:
+        return bad_argument(err, "trainer_run_options.isolation: unknown value " +
+                                     std::to_string(options->isolation));
+    }
+    if (options->pod_helper != nullptr) eo.pod_helper = options->pod_helper;
+    auto parsed = read_objects(std::string_view(objects == nullptr ? "" : objects, len));
+    if (!parsed) return set_error(err, parsed.error());
+
+    auto run = std::make_unique<trainer_run>();
+    run->sink = sink;
+    if (sink->fn != nullptr) {
+      eo.on_log = [sink](const local::LogLine& line) {
+        const trainer_status st =
+            sink->fn(sink->user_data, line.prefix.c_str(), line.pod.c_str(), line.is_stderr ? 1 : 0,
+                     line.text.data(), line.text.size());
+        if (st != TRAINER_OK) sink->request_stop();
+      };
+    }
+    auto started = local::Executor::start(*parsed, std::move(eo));
+    if (!started) return set_error(err, started.error());
+    run->executor = std::move(*started);
+    sink->attach(run->executor.get());
+    *out = run.release();
+    return TRAINER_OK;
+  });
+}
+
+trainer_status trainer_run_wait(trainer_run* run, int64_t timeout_ms, int32_t* phase,
+                                trainer_error** err) {
+  return guard(err, [&]() -> trainer_status {
+    if (run == nullptr) return bad_argument(err, "run is NULL");
+    std::optional<std::chrono::milliseconds> timeout;
+    if (timeout_ms >= 0) timeout = std::chrono::milliseconds(timeout_ms);
+    const local::Phase p = run->executor->wait(timeout);
+    if (phase != nullptr) *phase = phase_value(p);
+    const bool finished =
+        p == local::Phase::kComplete || p == local::Phase::kFailed || p == local::Phase::kSuspended;
+    if (!finished) {
+      return set_error(err, TRAINER_E_TIMEOUT,
+                       "the run did not finish within " + std::to_string(timeout_ms) + " ms");
+    }
+    return TRAINER_OK;
+  });
+}
+
+int32_t trainer_run_phase(const trainer_run* run) {
+  return trainer::capi::guard_value<int32_t>(TRAINER_RUN_FAILED, [&] {
+    if (run == nullptr) return int32_t{TRAINER_RUN_FAILED};
+    return phase_value(run->executor->phase());
+  });
+}
+
+trainer_status trainer_run_status(const trainer_run* run, trainer_buffer* out,
+                                  trainer_error** err) {
+  return guard(err, [&]() -> trainer_status {
+    if (run == nullptr) return bad_argument(err, "run is NULL");
+    if (out == nullptr) return bad_argument(err, "out is NULL");
+    trainer::capi::buffer_assign(out, json::serialize(run->executor->status()));
+    return TRAINER_OK;
+  });
+}
+
+void trainer_run_cancel(trainer_run* run) {
+  trainer::capi::guard_void([&] {
+    if (run != nullptr) run->executor->cancel();
+  });
+}
+
+void trainer_run_free(trainer_run* run) {
+  // The executor's destructor cancels, reaps every pod and joins the supervisor thread (the
+  // only caller of the log callback), so nothing uses the sink's executor pointer afterwards.
+  trainer::capi::guard_void([&] {
+    if (run == nullptr) return;
+    run->sink->detach();
+    delete run;
+  });
+}
+
+trainer_status trainer_run_read_status(const char* run_dir, trainer_buffer* out,
+                                       trainer_error** err) {
+  return guard(err, [&]() -> trainer_status {
+    if (run_dir == nullptr) return bad_argument(err, "run_dir is NULL");
+    if (out == nullptr) return bad_argument(err, "out is NULL");
+    auto status = local::read_status(run_dir);
+    if (!status) return set_error(err, status.error());
+    trainer::capi::buffer_assign(out, json::serialize(*status));
+    return TRAINER_OK;
+  });
+}
+
+const char* trainer_run_phase_name(int32_t phase) {
+  switch (phase) {
+    case TRAINER_RUN_PENDING: return "Pending";
+    case TRAINER_RUN_RUNNING: return "Running";
+    case TRAINER_RUN_SUSPENDED: return "Suspended";
+    case TRAINER_RUN_COMPLETE: return "Complete";
+    case TRAINER_RUN_FAILED: return "Failed";
+    default: return "Unknown";
+  }
+}
+
+}  // extern "C"
