@@ -156,6 +156,8 @@ int cmd_run(const Args& args) {
   trainer::RenderDocumentsOptions render_options;
   render_options.namespace_ = ns;
   render_options.on_warning = print_warning;
+  // The runtimes upstream installs by default ship with libtrainer; an input runtime wins.
+  render_options.builtin_runtimes = true;
   auto rendered = trainer::render_documents(*docs, ctx, render_options);
   if (!rendered) return report_error(rendered.error());
   if (!rendered->skipped_reason.empty()) {

@@ -9,6 +9,9 @@
 #   suspend   spec.suspend: nothing runs, Suspended condition, exit 3
 #   sigint    SIGINT to trainerctl stops every pod: no process of the run is left
 #   host      --isolation host: hostnames rewritten to 127.0.0.1, warning printed
+#   mpi       examples/ddp/trainjob.yaml on the built-in deepspeed-distributed runtime (2 nodes x
+#             2 processes): mpirun reaches the node pod through the rsh agent; the 4-rank
+#             weights equal the single-process run's. Needs DDP_LOGREG (the example's binary).
 set -euo pipefail
 case_name=$1
 trainerctl=$2
@@ -226,4 +229,26 @@ case_host() {
   echo "host: ok"
 }
 
-"case_$case_name"
+case_mpi() {
+  needs_root
+  local ddp=${3:?path of ddp_logreg}
+  local src; src=$(cd "$here/../../.." && pwd)
+  # The example writes no weights; this copy also asks rank 0 for them.
+  sed 's#      - "40"#      - "40"\n      - --out\n      - '"$tmp"'/weights.txt#' \
+    "$src/examples/ddp/trainjob.yaml" >"$tmp/tj.yaml"
+  local rc=0
+  PATH=$(dirname "$ddp"):$PATH timeout 200 "$trainerctl" run -f "$tmp/tj.yaml" \
+    --run-dir "$tmp/run" >"$tmp/out" 2>"$tmp/err" || rc=$?
+  cat "$tmp/out" "$tmp/err"
+  [[ $rc -eq 0 ]] || fail "trainerctl run exited $rc"
+  has "[launcher-0-0] epoch=40 loss="
+  err_has "condition Complete=True reason=AllJobsCompleted"
+  # mpirun started ranks on the node pod through the rsh agent, not only on the launcher.
+  grep -q "ddp-logreg-node-0-0" "$tmp/run/hosts" || fail "the node pod is not in the run's hosts"
+  [[ -s $tmp/weights.txt ]] || fail "rank 0 wrote no weights"
+  "$ddp" --epochs 40 --compare "$tmp/weights.txt" --tolerance 1e-5 >/dev/null ||
+    fail "4-rank weights differ from the single-process run"
+  echo "mpi: ok"
+}
+
+"case_$case_name" "$@"
