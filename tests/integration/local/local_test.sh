@@ -9,6 +9,8 @@
 #   suspend   spec.suspend: nothing runs, Suspended condition, exit 3
 #   sigint    SIGINT to trainerctl stops every pod: no process of the run is left
 #   host      --isolation host: hostnames rewritten to 127.0.0.1, warning printed
+#   jax       2 nodes on the built-in jax-distributed runtime: JAX_* env, coordinator resolves
+#   xgboost   2 nodes on the built-in xgboost-distributed runtime: DMLC_* env, tracker resolves
 #   mpi       examples/ddp/trainjob.yaml on the built-in deepspeed-distributed runtime (2 nodes x
 #             2 processes): mpirun reaches the node pod through the rsh agent; the 4-rank
 #             weights equal the single-process run's. Needs DDP_LOGREG (the example's binary).
@@ -227,6 +229,58 @@ case_host() {
   has "[node-0-1] env:PET_MASTER_ADDR=127.0.0.1"
   has "[node-0-1] env:PET_NODE_RANK=1"
   echo "host: ok"
+}
+
+# builtin_job FILE RUNTIME: a 2-node TrainJob running the probe on a built-in runtime.
+builtin_job() {
+  cat >"$1" <<YAML
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata: {name: probe, namespace: default}
+spec:
+  runtimeRef: {name: $2}
+  trainer:
+    numNodes: 2
+    command: [/bin/sh, $probe]
+YAML
+}
+
+run_builtin() {
+  local rc=0
+  timeout 150 "$trainerctl" run -f "$tmp/tj.yaml" --run-dir "$tmp/run" >"$tmp/out" 2>"$tmp/err" ||
+    rc=$?
+  cat "$tmp/out" "$tmp/err"
+  [[ $rc -eq 0 ]] || fail "trainerctl run exited $rc"
+  err_has "condition Complete=True reason=AllJobsCompleted"
+}
+
+case_jax() {
+  needs_root
+  builtin_job "$tmp/tj.yaml" jax-distributed
+  run_builtin
+  for rank in 0 1; do
+    local p="[node-0-$rank]"
+    has "$p env:JAX_COORDINATOR_ADDRESS=probe-node-0-0.probe:29500"
+    has "$p env:JAX_NUM_PROCESSES=2"
+    has "$p env:JAX_PROCESS_ID=$rank"
+    has "$p env:JOB_COMPLETION_INDEX=$rank"
+    has "$p self:127.0.1.$((rank + 1))"
+  done
+  echo "jax: ok"
+}
+
+case_xgboost() {
+  needs_root
+  builtin_job "$tmp/tj.yaml" xgboost-distributed
+  run_builtin
+  for rank in 0 1; do
+    local p="[node-0-$rank]"
+    has "$p env:DMLC_TRACKER_URI=probe-node-0-0.probe"
+    has "$p env:DMLC_TRACKER_PORT=29500"
+    has "$p env:DMLC_TASK_ID=$rank"
+    has "$p env:DMLC_NUM_WORKER=2"
+  done
+  echo "xgboost: ok"
 }
 
 case_mpi() {
