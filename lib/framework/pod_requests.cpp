@@ -4,6 +4,8 @@
 #include "framework/framework_internal.hpp"
 #include "framework/json_path.hpp"
 
+#include "kube/quantity_json.hpp"
+
 #include <boost/json/serialize.hpp>
 
 #include <string_view>
@@ -15,30 +17,12 @@ namespace {
 namespace json = boost::json;
 using ResourceList = std::map<std::string, Quantity>;
 
-Result<Quantity> parse_quantity(const json::value& v, std::string_view name) {
-  std::string text;
-  if (v.is_string()) {
-    text = std::string(v.get_string());
-  } else if (v.is_number()) {
-    text = json::serialize(v);
-  } else {
-    return fail(ErrorCode::kInvalid,
-                "resource " + std::string(name) + ": quantity must be a string or a number");
-  }
-  auto q = Quantity::parse(text);
-  if (!q) {
-    return fail(q.error().code,
-                "resource " + std::string(name) + ": " + text + ": " + q.error().message);
-  }
-  return *q;
-}
-
 // `resources.requests` of a container (or `overhead` / pod `resources.requests`).
 Result<ResourceList> read_list(const json::object* list) {
   ResourceList out;
   if (list == nullptr) return out;
   for (const auto& [name, value] : *list) {
-    auto q = parse_quantity(value, name);
+    auto q = trainer::detail::quantity_from_json(value, name);
     if (!q) return tl::unexpected(q.error());
     out[std::string(name)] = std::move(*q);
   }

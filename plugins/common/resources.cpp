@@ -4,6 +4,8 @@
 #include "kube/apply.hpp"
 #include "trainer/quantity.hpp"
 
+#include "kube/quantity_json.hpp"
+
 #include <boost/json/serialize.hpp>
 
 #include <algorithm>
@@ -66,23 +68,6 @@ bool string_equals(const json::object& obj, std::string_view key, std::string_vi
   return v != nullptr && v->is_string() && v->get_string() == want;
 }
 
-Result<Quantity> quantity_of(const json::value& v, std::string_view what) {
-  std::string text;
-  if (v.is_string()) {
-    text = std::string(v.get_string());
-  } else if (v.is_number()) {
-    text = json::serialize(v);
-  } else {
-    return fail(ErrorCode::kInvalid,
-                "resource " + std::string(what) + ": quantity must be a string or a number");
-  }
-  auto q = Quantity::parse(text);
-  if (!q) {
-    return fail(ErrorCode::kInvalid, "resource " + std::string(what) + ": " + q.error().message);
-  }
-  return *q;
-}
-
 bool contains_gpu(std::string_view name) {
   std::string lower(name);
   std::transform(lower.begin(), lower.end(), lower.begin(),
@@ -99,7 +84,9 @@ Result<std::int64_t> num_gpu(const json::object* list) {
     if (pick == nullptr || kv.key() < pick->key()) pick = &kv;
   }
   if (pick == nullptr) return std::int64_t{0};
-  return quantity_of(pick->value(), pick->key()).map([](const Quantity& q) { return q.value(); });
+  return trainer::detail::quantity_from_json(pick->value(), pick->key()).map([](const Quantity& q) {
+    return q.value();
+  });
 }
 
 }  // namespace
@@ -197,12 +184,14 @@ Result<std::int64_t> cpu_count_per_node(const json::object& resources) {
     request = requests->if_contains("cpu");
   if (const auto* limits = object_at(resources, "limits")) limit = limits->if_contains("cpu");
   if (request != nullptr) {
-    auto q = quantity_of(*request, "cpu");
+    auto q = trainer::detail::quantity_from_json(*request, "cpu");
     if (!q) return tl::unexpected<Error>(q.error());
     if (!q->is_zero()) return q->value();
   }
   if (limit == nullptr) return std::int64_t{0};
-  return quantity_of(*limit, "cpu").map([](const Quantity& q) { return q.value(); });
+  return trainer::detail::quantity_from_json(*limit, "cpu").map([](const Quantity& q) {
+    return q.value();
+  });
 }
 
 std::string job_name(const TrainJob& job) {
