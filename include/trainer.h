@@ -292,6 +292,113 @@ TRAINER_API trainer_status trainer_document_encode(const trainer_document* doc, 
                                                    TRAINER_OWN trainer_buffer* out,
                                                    trainer_error** err);
 
+/* ---- Render: TrainJob + runtime -> the objects the controller creates ------------------------ */
+
+/** Options of trainer_render(). A pointer left NULL (or a string left "") means the default
+ *  shown in brackets. Initialise with TRAINER_RENDER_OPTIONS_INIT or
+ *  trainer_render_options_init(); fields are only ever appended. Every string is borrowed for
+ *  the call and must be NUL-terminated. @since 0.1 */
+typedef struct trainer_render_options {
+  uint32_t version;     /**< TRAINER_RENDER_OPTIONS_VERSION */
+  const char* uid;      /**< TrainJob UID used in owner references [the TrainJob's own
+                             `metadata.uid`, else a fresh random version 4 UUID] */
+  const char* namespace_name; /**< namespace of namespaced inputs that have none, as
+                                   `kubectl --namespace`; an input in another namespace is
+                                   refused [inputs without one are in "default"] */
+  const char* feature_gates;  /**< upstream's `--feature-gates` syntax: comma-separated
+                                   `Name=true|false` (known: `TrainJobStatus`) [all off] */
+  const char* ssh_private_key; /**< MPI: PEM text of the ECDSA P-521 private key for the SSH
+                                    Secret [a fresh key pair] */
+  const char* now;             /**< RFC 3339 UTC time stamp used where a step needs the time
+                                    [the system clock] */
+  int32_t builtin_runtimes;    /**< non-zero: a ClusterTrainingRuntime that is not among the
+                                    inputs may be one that ships with libtrainer [0] */
+  const trainer_parse_options* parse; /**< limits for parsing the input [library defaults] */
+} trainer_render_options;
+
+#define TRAINER_RENDER_OPTIONS_VERSION 1
+#define TRAINER_RENDER_OPTIONS_INIT \
+  { TRAINER_RENDER_OPTIONS_VERSION, NULL, NULL, NULL, NULL, NULL, 0, NULL }
+
+/** Initialises `opts` like TRAINER_RENDER_OPTIONS_INIT for struct version `version`.
+ *  Errors: TRAINER_E_INVALID_ARGUMENT when `opts` is NULL or `version` is not supported.
+ *  Thread-safe. @since 0.1 */
+TRAINER_API trainer_status trainer_render_options_init(trainer_render_options* opts,
+                                                       uint32_t version);
+
+/** The objects a render produced, with its admission warnings. Shareable (immutable): its
+ *  accessors may be called from any number of threads. Owned by the caller; freed with
+ *  trainer_render_result_free(). Strings it hands out are borrowed and valid until it is freed.
+ *  @since 0.1 */
+typedef struct trainer_render_result trainer_render_result;
+
+/** Renders the one TrainJob among the documents of `data[0..len)` (a YAML stream, or JSON text;
+ *  a `v1` List contributes its items) as `trainerctl render` does: decode, CRD defaults,
+ *  admission (CRD/CEL rules, webhooks, every plugin's validation), the runtime snapshot and
+ *  the plugin pipeline. TrainJob, TrainingRuntime and ClusterTrainingRuntime of
+ *  `trainer.kubeflow.org` are inputs; every other object is taken as one that already exists
+ *  in the cluster (an existing Secret, PodGroup, JobSet, PriorityClass, snapshot ConfigMap).
+ *  The TrainJob's `runtimeRef` is resolved among the inputs (and the built-in runtimes when
+ *  `opts->builtin_runtimes` is set). `opts` may be NULL (all defaults). The call is a pure
+ *  function of its inputs and options, except for the defaults that read the system (UID,
+ *  clock, key pair): set those options for reproducible output.
+ *  On success `*out` holds a new result: the objects in the order of docs/framework.md (none,
+ *  with a reason, when the TrainJob is managed by another controller).
+ *  On failure `*out` is set to NULL; admission warnings found before the failure are lost (use
+ *  trainer_document_validate() to see them).
+ *  Errors: TRAINER_E_INVALID_ARGUMENT (`out` NULL, `data` NULL with len > 0, unknown options
+ *  version, a malformed feature gate list or SSH private key, an unknown gate);
+ *  TRAINER_E_PARSE (malformed input, or a typed document of the wrong shape, with its field
+ *  path); TRAINER_E_LIMIT; TRAINER_E_INVALID (not exactly one TrainJob, an input in another
+ *  namespace than `namespace_name`, or admission errors: `*err` holds every field error, e.g.
+ *  `spec.trainer.numNodes: Invalid value: 0: ...`); TRAINER_E_NOT_FOUND (the referenced
+ *  runtime is not among the inputs; the message says what was looked for); TRAINER_E_NOMEM.
+ *  Thread-safe: distinct calls may run concurrently. @since 0.1 */
+TRAINER_API trainer_status trainer_render(const char* data, size_t len,
+                                          const trainer_render_options* opts,
+                                          TRAINER_OWN trainer_render_result** out,
+                                          trainer_error** err);
+
+/** Frees a result. NULL is a no-op. @since 0.1 */
+TRAINER_API void trainer_render_result_free(TRAINER_OWN trainer_render_result* result);
+/** Number of rendered objects (0 for NULL). @since 0.1 */
+TRAINER_API size_t trainer_render_result_count(const trainer_render_result* result);
+/** Object `i` as compact JSON text (NUL-terminated), borrowed; NULL when out of range.
+ *  @since 0.1 */
+TRAINER_API const char* trainer_render_result_json(const trainer_render_result* result, size_t i);
+/** `kind` of object `i` ("JobSet", "ConfigMap", ...), borrowed; NULL when out of range.
+ *  @since 0.1 */
+TRAINER_API const char* trainer_render_result_kind(const trainer_render_result* result, size_t i);
+/** `apiVersion` of object `i`, borrowed; NULL when out of range. @since 0.1 */
+TRAINER_API const char* trainer_render_result_api_version(const trainer_render_result* result,
+                                                          size_t i);
+/** `metadata.name` of object `i`, borrowed; NULL when out of range. @since 0.1 */
+TRAINER_API const char* trainer_render_result_name(const trainer_render_result* result, size_t i);
+/** `metadata.namespace` of object `i` ("" for cluster-scoped objects), borrowed; NULL when out
+ *  of range. @since 0.1 */
+TRAINER_API const char* trainer_render_result_namespace(const trainer_render_result* result,
+                                                        size_t i);
+/** Number of admission warnings of the render (0 for NULL). @since 0.1 */
+TRAINER_API size_t trainer_render_result_warning_count(const trainer_render_result* result);
+/** Warning `i` (kubectl prints it as `Warning: <text>`), borrowed; NULL when out of range.
+ *  @since 0.1 */
+TRAINER_API const char* trainer_render_result_warning(const trainer_render_result* result,
+                                                      size_t i);
+/** Why nothing was rendered (e.g. the TrainJob is managed by another controller), borrowed;
+ *  "" when the objects were rendered, and for NULL. @since 0.1 */
+TRAINER_API const char* trainer_render_result_skipped_reason(const trainer_render_result* result);
+
+/** Encodes every object of `result` as `trainerctl render` prints them: TRAINER_FORMAT_YAML a
+ *  YAML stream, one document per object, separated by `---` (empty text for no objects);
+ *  TRAINER_FORMAT_JSON / TRAINER_FORMAT_JSON_PRETTY a `v1` `List` whose `items` are the objects.
+ *  `out` must be empty (TRAINER_BUFFER_INIT); it is left untouched on failure.
+ *  Errors: TRAINER_E_INVALID_ARGUMENT (`result` or `out` NULL, `out` not empty, unknown
+ *  `fmt`); TRAINER_E_NOMEM. Thread-safe. @since 0.1 */
+TRAINER_API trainer_status trainer_render_result_encode(const trainer_render_result* result,
+                                                        trainer_format fmt,
+                                                        TRAINER_OWN trainer_buffer* out,
+                                                        trainer_error** err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -299,4 +299,116 @@ inline Result<Validation> Document::validate(const DocumentList* context) const 
   return out;
 }
 
+// ---- Render ----------------------------------------------------------------------------------
+
+/// Options of render() (trainer_render_options). An empty string means the library default:
+/// see trainer.h.
+struct RenderOptions {
+  std::string uid;                ///< owner-reference UID [TrainJob's own, else a random UUID]
+  std::string namespace_;         ///< namespace of inputs without one ["default"]
+  std::string feature_gates;      ///< `TrainJobStatus=true,...` [all off]
+  std::string ssh_private_key;    ///< MPI: PEM of an ECDSA P-521 key [a fresh key pair]
+  std::string now;                ///< RFC 3339 time stamp [the system clock]
+  bool builtin_runtimes = false;  ///< resolve missing ClusterTrainingRuntimes to built-in ones
+  ParseOptions parse;             ///< parsing limits
+};
+
+/// One rendered object: views into its RenderResult, valid while the result lives.
+struct RenderedObject {
+  std::string_view kind;
+  std::string_view api_version;
+  std::string_view name;
+  std::string_view namespace_;  ///< "" for cluster-scoped objects
+  std::string_view json;        ///< compact JSON
+};
+
+/// What render() produced (trainer_render_result). Move-only owner; immutable, so it may be
+/// read from any number of threads.
+class RenderResult {
+ public:
+  /// Takes ownership of a C handle (may be NULL: an empty result).
+  explicit RenderResult(trainer_render_result* owned) noexcept : result_(owned) {}
+
+  [[nodiscard]] std::size_t size() const noexcept {
+    return trainer_render_result_count(result_.get());
+  }
+  [[nodiscard]] bool empty() const noexcept { return size() == 0; }
+  /// Object `i`; `i` must be below size().
+  [[nodiscard]] RenderedObject operator[](std::size_t i) const noexcept {
+    const trainer_render_result* r = result_.get();
+    return RenderedObject{detail::view(trainer_render_result_kind(r, i)),
+                          detail::view(trainer_render_result_api_version(r, i)),
+                          detail::view(trainer_render_result_name(r, i)),
+                          detail::view(trainer_render_result_namespace(r, i)),
+                          detail::view(trainer_render_result_json(r, i))};
+  }
+  /// Every object, in render order.
+  [[nodiscard]] std::vector<RenderedObject> objects() const {
+    std::vector<RenderedObject> out;
+    const std::size_t n = size();
+    out.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) out.push_back((*this)[i]);
+    return out;
+  }
+  /// Admission warnings.
+  [[nodiscard]] std::vector<std::string> warnings() const {
+    std::vector<std::string> out;
+    const std::size_t n = trainer_render_result_warning_count(result_.get());
+    out.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      out.emplace_back(trainer_render_result_warning(result_.get(), i));
+    }
+    return out;
+  }
+  /// Why nothing was rendered; empty when the objects were rendered.
+  [[nodiscard]] std::string_view skipped_reason() const noexcept {
+    return detail::view(trainer_render_result_skipped_reason(result_.get()));
+  }
+  /// Every object as `trainerctl render` prints them: kYaml a `---` stream, kJson/kJsonPretty
+  /// a `v1` List (trainer_render_result_encode).
+  [[nodiscard]] Result<std::string> encode(Format format = Format::kYaml) const {
+    detail::Buffer buffer;
+    trainer_error* err = nullptr;
+    const trainer_status status = trainer_render_result_encode(
+        result_.get(), static_cast<trainer_format>(format), &buffer.buf, &err);
+    if (status != TRAINER_OK) return detail::failure(status, err);
+    return buffer.str();
+  }
+
+  /// The C handle (still owned by this object).
+  [[nodiscard]] trainer_render_result* raw() const noexcept { return result_.get(); }
+
+ private:
+  struct Deleter {
+    void operator()(trainer_render_result* r) const noexcept { trainer_render_result_free(r); }
+  };
+  std::unique_ptr<trainer_render_result, Deleter> result_;
+};
+
+/// Renders the one TrainJob among the documents of `text` with its runtime (trainer_render):
+/// the objects the Kubeflow Trainer controller would create.
+[[nodiscard]] inline Result<RenderResult> render(std::string_view text,
+                                                 const RenderOptions& options = {}) {
+  const auto c_str = [](const std::string& s) { return s.empty() ? nullptr : s.c_str(); };
+  trainer_parse_options parse = TRAINER_PARSE_OPTIONS_INIT;
+  parse.max_document_bytes = options.parse.max_document_bytes;
+  parse.max_depth = options.parse.max_depth;
+  parse.max_documents = options.parse.max_documents;
+  parse.max_nodes = options.parse.max_nodes;
+  parse.max_aliases = options.parse.max_aliases;
+  trainer_render_options opts = TRAINER_RENDER_OPTIONS_INIT;
+  opts.uid = c_str(options.uid);
+  opts.namespace_name = c_str(options.namespace_);
+  opts.feature_gates = c_str(options.feature_gates);
+  opts.ssh_private_key = c_str(options.ssh_private_key);
+  opts.now = c_str(options.now);
+  opts.builtin_runtimes = options.builtin_runtimes ? 1 : 0;
+  opts.parse = &parse;
+  trainer_render_result* result = nullptr;
+  trainer_error* err = nullptr;
+  const trainer_status status = trainer_render(text.data(), text.size(), &opts, &result, &err);
+  if (status != TRAINER_OK) return detail::failure(status, err);
+  return RenderResult(result);
+}
+
 }  // namespace trainer::abi

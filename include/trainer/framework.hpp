@@ -95,6 +95,12 @@ struct FeatureGates {
   bool trainjob_status = false;  ///< `TrainJobStatus` (alpha, off by default)
 };
 
+/// Parses upstream's `--feature-gates` text: comma-separated `Name=value` pairs, names
+/// case-sensitive, values as Go's strconv.ParseBool (`true`, `1`, `t`, `False`, ...); spaces
+/// around items are ignored and "" is all gates off. Errors (`kInvalid`): an item without `=`,
+/// an unknown gate name, or a value that is not a boolean; the message quotes the item.
+[[nodiscard]] Result<FeatureGates> parse_feature_gates(std::string_view text);
+
 /// The parts of upstream's controller-manager configuration plugins read.
 struct OperatorConfig {
   std::string operator_namespace = "kubeflow-system";

@@ -119,6 +119,14 @@ struct RenderOutput {
                                           const RenderContext& ctx,
                                           const Framework* framework = nullptr);
 
+/// A random RFC 4122 version 4 UUID (lower-case, 36 characters), from std::random_device.
+[[nodiscard]] std::string random_uuid();
+
+/// The context of a render that takes its outside inputs from this machine: `uid` (a random
+/// UUID when empty), the system clock in UTC as RFC 3339 for `now`, and fresh ECDSA P-521 key
+/// pairs from OpenSSL for `generate_ssh_key`; default operator configuration and feature gates.
+[[nodiscard]] RenderContext system_render_context(std::string uid = {});
+
 /// Options of `admit_documents` and `render_documents`.
 struct RenderDocumentsOptions {
   /// Namespace given to namespaced inputs (TrainJob, TrainingRuntime) that have none, as

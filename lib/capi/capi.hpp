@@ -6,6 +6,7 @@
 #pragma once
 
 #include "trainer.h"
+#include "trainer/codec.hpp"
 #include "trainer/error.hpp"
 #include "trainer/model.hpp"
 
@@ -107,6 +108,15 @@ void guard_void(F&& body) noexcept {
     (void)status_from_current_exception(nullptr);
   }
 }
+
+/// Applies the limits of `opts` (NULL: none) to `out`; the error text when its version is not
+/// supported.
+[[nodiscard]] std::optional<std::string> apply_parse_options(const trainer_parse_options* opts,
+                                                             DecodeOptions& out);
+
+/// The objects of a YAML stream or JSON text, a `v1` `List` replaced by its items.
+[[nodiscard]] Result<std::vector<boost::json::value>> read_objects(
+    std::string_view text, const DecodeOptions& options = {});
 
 /// Copies `text` into `out` with our allocator (NUL-terminated). Throws std::bad_alloc.
 void buffer_assign(trainer_buffer* out, std::string_view text);

@@ -177,17 +177,8 @@ trainer_status trainer_documents_parse(const char* data, size_t len,
                        "trainer_documents_parse: data is NULL but len is not 0");
     }
     trainer::DecodeOptions options;
-    if (opts != nullptr) {
-      if (opts->version == 0 || opts->version > TRAINER_PARSE_OPTIONS_VERSION) {
-        return set_error(err, TRAINER_E_INVALID_ARGUMENT,
-                         "trainer_documents_parse: unsupported trainer_parse_options version " +
-                             std::to_string(opts->version));
-      }
-      if (opts->max_document_bytes != 0) options.max_document_bytes = opts->max_document_bytes;
-      if (opts->max_depth != 0) options.max_depth = opts->max_depth;
-      if (opts->max_documents != 0) options.max_documents = opts->max_documents;
-      if (opts->max_nodes != 0) options.max_nodes = opts->max_nodes;
-      if (opts->max_aliases != 0) options.max_aliases = opts->max_aliases;
+    if (auto bad = trainer::capi::apply_parse_options(opts, options)) {
+      return set_error(err, TRAINER_E_INVALID_ARGUMENT, "trainer_documents_parse: " + *bad);
     }
     auto values =
         trainer::parse_documents(std::string_view(data == nullptr ? "" : data, len), options);

@@ -2,7 +2,6 @@
 // trainer_run_*: the C face of trainer::local::Executor. Every body goes through the C ABI's
 // exception guard; errors become owned trainer_error objects.
 #include "capi/capi.hpp"
-#include "framework/json_path.hpp"
 #include "trainer/codec.hpp"
 #include "trainer/local.hpp"
 
@@ -75,25 +74,6 @@ trainer_status bad_argument(trainer_error** err, std::string message) {
   return set_error(err, TRAINER_E_INVALID_ARGUMENT, std::move(message));
 }
 
-// Objects of a YAML stream or JSON text, `v1` Lists flattened into their items.
-trainer::Result<std::vector<json::value>> read_objects(std::string_view text) {
-  auto docs = trainer::parse_documents(text);
-  if (!docs) return docs;
-  std::vector<json::value> objects;
-  for (auto& doc : *docs) {
-    const auto* obj = doc.if_object();
-    if (obj != nullptr && trainer::detail::find_string(*obj, "apiVersion").value_or("") == "v1" &&
-        trainer::detail::find_string(*obj, "kind").value_or("") == "List") {
-      if (const auto* items = trainer::detail::find_array(*obj, "items")) {
-        objects.insert(objects.end(), items->begin(), items->end());
-      }
-      continue;
-    }
-    objects.push_back(std::move(doc));
-  }
-  return objects;
-}
-
 int32_t phase_value(local::Phase phase) {
   return static_cast<int32_t>(phase);
 }
@@ -148,7 +128,8 @@ trainer_status trainer_run_start(const char* objects, size_t len,
                                      std::to_string(options->isolation));
     }
     if (options->pod_helper != nullptr) eo.pod_helper = options->pod_helper;
-    auto parsed = read_objects(std::string_view(objects == nullptr ? "" : objects, len));
+    auto parsed =
+        trainer::capi::read_objects(std::string_view(objects == nullptr ? "" : objects, len));
     if (!parsed) return set_error(err, parsed.error());
 
     auto run = std::make_unique<trainer_run>();

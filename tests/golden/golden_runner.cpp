@@ -2,14 +2,20 @@
 //
 // Golden-case runner: renders one case folder (tests/golden/cases/NN-name/) through the whole
 // pipeline (render_documents) with a fixed UID and compares with expected/ by the conformance
-// comparison rule (semantic_compare.hpp). Usage: trainer_golden <case-dir> <testdata-dir>.
+// comparison rule (semantic_compare.hpp).
+// Usage: trainer_golden [--capi] <case-dir> <testdata-dir>. With --capi the case goes through
+// the C ABI (trainer_render, via the trainer.hpp wrapper) instead of the C++ core, with the same
+// inputs and options as text, so both faces are held to the same expected objects.
 // A case may carry `options.yaml` with controller settings that are not objects:
 //   featureGates: {TrainJobStatus: true}      (upstream's gate names; all off by default)
 // Flux's CURVE key derives from the fixed UID, so every case is reproducible.
 #include "semantic_compare.hpp"
 
+#include "trainer.hpp"
 #include "trainer/codec.hpp"
 #include "trainer/render.hpp"
+
+#include <boost/json/parse.hpp>
 
 #include <algorithm>
 #include <filesystem>
@@ -42,16 +48,10 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
   return s;
 }
 
-bool append_documents(const fs::path& p, std::vector<json::value>& docs) {
-  if (!fs::exists(p)) return true;
-  // Preconditions may name the TrainJob's UID (an existing snapshot owned by it).
-  auto parsed = trainer::parse_documents(replace_all(read_text(p), "TRAINJOB_UID", kUid));
-  if (!parsed) {
-    std::cerr << p << ": " << parsed.error().message << "\n";
-    return false;
-  }
-  for (auto& d : *parsed) docs.push_back(std::move(d));
-  return true;
+// The text of an input file, with `TRAINJOB_UID` replaced: preconditions may name the
+// TrainJob's UID (an existing snapshot owned by it). Empty when the file does not exist.
+std::string input_text(const fs::path& p) {
+  return fs::exists(p) ? replace_all(read_text(p), "TRAINJOB_UID", kUid) : std::string();
 }
 
 std::map<std::string, std::string> read_key_values(const fs::path& p) {
@@ -127,20 +127,53 @@ int check_error(const fs::path& expected, const trainer::Result<trainer::RenderO
   return rc;
 }
 
+// The render through the C++ core.
+trainer::Result<trainer::RenderOutput> render_core(const std::string& text,
+                                                   const trainer::RenderContext& ctx,
+                                                   std::vector<std::string>& warnings) {
+  auto docs = trainer::parse_documents(text);
+  if (!docs) return tl::unexpected(docs.error());
+  trainer::RenderDocumentsOptions options;
+  options.on_warning = [&](std::string_view w) { warnings.emplace_back(w); };
+  return trainer::render_documents(*docs, ctx, options);
+}
+
+// The same render through the C ABI, its result turned back into a RenderOutput.
+trainer::Result<trainer::RenderOutput> render_capi(const std::string& text,
+                                                   const trainer::RenderContext& ctx,
+                                                   const std::string& private_key,
+                                                   std::vector<std::string>& warnings) {
+  trainer::abi::RenderOptions options;
+  options.uid = ctx.train_job_uid;
+  options.now = ctx.now();
+  options.ssh_private_key = private_key;
+  if (ctx.feature_gates.trainjob_status) options.feature_gates = "TrainJobStatus=true";
+  auto result = trainer::abi::render(text, options);
+  if (!result) return tl::unexpected(result.error());
+  warnings = result->warnings();
+  trainer::RenderOutput out;
+  out.skipped_reason = std::string(result->skipped_reason());
+  for (const auto& object : result->objects()) {
+    out.objects.push_back(boost::json::parse(object.json));
+  }
+  return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    std::cerr << "usage: trainer_golden <case-dir> <testdata-dir>\n";
+  const bool capi = argc == 4 && std::string_view(argv[1]) == "--capi";
+  if (argc != 3 && !capi) {
+    std::cerr << "usage: trainer_golden [--capi] <case-dir> <testdata-dir>\n";
     return 2;
   }
-  const fs::path dir = argv[1];
-  const fs::path testdata = argv[2];
-  std::vector<json::value> docs;
-  if (!append_documents(dir / "preconditions.yaml", docs) ||
-      !append_documents(dir / "runtime.yaml", docs) ||
-      !append_documents(dir / "trainjob.yaml", docs)) {
-    return 2;
+  const fs::path dir = argv[capi ? 2 : 1];
+  const fs::path testdata = argv[capi ? 3 : 2];
+  std::string inputs;
+  for (const char* file : {"preconditions.yaml", "runtime.yaml", "trainjob.yaml"}) {
+    const std::string part = input_text(dir / file);
+    if (part.empty()) continue;
+    inputs += inputs.empty() ? part : "\n---\n" + part;
   }
   const std::string private_key = read_text(testdata / "ssh-key.pem");
   const std::string public_key = read_text(testdata / "ssh-key.pub");
@@ -153,9 +186,8 @@ int main(int argc, char** argv) {
   };
   if (!apply_case_options(dir / "options.yaml", ctx)) return 2;
   std::vector<std::string> warnings;
-  trainer::RenderDocumentsOptions options;
-  options.on_warning = [&](std::string_view w) { warnings.emplace_back(w); };
-  const auto out = trainer::render_documents(docs, ctx, options);
+  const auto out =
+      capi ? render_capi(inputs, ctx, private_key, warnings) : render_core(inputs, ctx, warnings);
 
   const fs::path expected = dir / "expected";
   if (fs::exists(expected / "error.txt")) return check_error(expected / "error.txt", out);

@@ -70,7 +70,7 @@ int cmd_render(const Args& args) {
 
   auto docs = read_documents(files);
   if (!docs) return report_error(docs.error());
-  const auto ctx = make_render_context(uid.empty() ? random_uuid() : uid, key_file);
+  const auto ctx = make_render_context(uid, key_file);
   trainer::RenderDocumentsOptions options;
   options.namespace_ = ns;
   options.on_warning = print_warning;

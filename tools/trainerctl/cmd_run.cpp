@@ -152,7 +152,7 @@ int cmd_run(const Args& args) {
 
   auto docs = read_documents(files);
   if (!docs) return report_error(docs.error());
-  const auto ctx = make_render_context(uid.empty() ? random_uuid() : uid, std::nullopt);
+  const auto ctx = make_render_context(uid, std::nullopt);
   trainer::RenderDocumentsOptions render_options;
   render_options.namespace_ = ns;
   render_options.on_warning = print_warning;

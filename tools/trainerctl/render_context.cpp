@@ -1,48 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "render_context.hpp"
 
+#include "trainer/render.hpp"
 #include "trainer/ssh.hpp"
-
-#include <array>
-#include <chrono>
-#include <cstdio>
-#include <ctime>
-#include <random>
 
 namespace trainerctl {
 
-std::string random_uuid() {
-  std::random_device rd;
-  std::array<unsigned char, 16> b{};
-  for (auto& byte : b) byte = static_cast<unsigned char>(rd() & 0xffU);
-  b[6] = static_cast<unsigned char>((b[6] & 0x0fU) | 0x40U);  // version 4
-  b[8] = static_cast<unsigned char>((b[8] & 0x3fU) | 0x80U);  // RFC 4122 variant
-  char text[37];
-  std::snprintf(text, sizeof text,
-                "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
-                b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14],
-                b[15]);
-  return text;
-}
-
 trainer::RenderContext make_render_context(std::string uid,
                                            std::optional<std::string> ssh_private_key_file) {
-  trainer::RenderContext ctx;
-  ctx.train_job_uid = std::move(uid);
-  ctx.now = [] {
-    const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-    std::tm utc{};
-    gmtime_r(&t, &utc);
-    char text[32];
-    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-    return std::string(text);
-  };
+  trainer::RenderContext ctx = trainer::system_render_context(std::move(uid));
   if (ssh_private_key_file) {
     ctx.generate_ssh_key = [path = *ssh_private_key_file] {
       return trainer::read_ssh_key_pair_file(path);
     };
-  } else {
-    ctx.generate_ssh_key = [] { return trainer::generate_ssh_key_pair(); };
   }
   return ctx;
 }

@@ -9,11 +9,8 @@
 
 namespace trainerctl {
 
-/// A random RFC 4122 version 4 UUID (the default `--uid`).
-std::string random_uuid();
-
-/// UID, wall clock, and the MPI key source: the key pair of `ssh_private_key_file` when given
-/// (read once, on first use), else a fresh key pair per call.
+/// UID (a random UUID when empty), wall clock, and the MPI key source: the key pair of
+/// `ssh_private_key_file` when given (read once, on first use), else a fresh key pair per call.
 trainer::RenderContext make_render_context(std::string uid,
                                            std::optional<std::string> ssh_private_key_file);
 

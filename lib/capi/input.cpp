@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: Apache-2.0
+// Text inputs of the C ABI: parse limits from trainer_parse_options, and object streams in
+// which a `v1` List stands for its items.
+#include "capi/capi.hpp"
+#include "framework/json_path.hpp"
+
+namespace trainer::capi {
+
+std::optional<std::string> apply_parse_options(const trainer_parse_options* opts,
+                                               DecodeOptions& out) {
+  if (opts == nullptr) return std::nullopt;
+  if (opts->version == 0 || opts->version > TRAINER_PARSE_OPTIONS_VERSION) {
+    return "unsupported trainer_parse_options version " + std::to_string(opts->version);
+  }
+  if (opts->max_document_bytes != 0) out.max_document_bytes = opts->max_document_bytes;
+  if (opts->max_depth != 0) out.max_depth = opts->max_depth;
+  if (opts->max_documents != 0) out.max_documents = opts->max_documents;
+  if (opts->max_nodes != 0) out.max_nodes = opts->max_nodes;
+  if (opts->max_aliases != 0) out.max_aliases = opts->max_aliases;
+  return std::nullopt;
+}
+
+Result<std::vector<boost::json::value>> read_objects(std::string_view text,
+                                                     const DecodeOptions& options) {
+  auto docs = parse_documents(text, options);
+  if (!docs) return docs;
+  std::vector<boost::json::value> objects;
+  objects.reserve(docs->size());
+  for (auto& doc : *docs) {
+    const auto* obj = doc.if_object();
+    if (obj != nullptr && detail::find_string(*obj, "apiVersion").value_or("") == "v1" &&
+        detail::find_string(*obj, "kind").value_or("") == "List") {
+      if (const auto* items = detail::find_array(*obj, "items")) {
+        objects.insert(objects.end(), items->begin(), items->end());
+      }
+      continue;
+    }
+    objects.push_back(std::move(doc));
+  }
+  return objects;
+}
+
+}  // namespace trainer::capi
