@@ -7,6 +7,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -272,4 +273,67 @@ TEST_CASE("release hands the C handle over", "[capi][cpp]") {
   CHECK(trainer_document_list_count(raw) == 1);
   DocumentList adopted(raw);
   CHECK(adopted[0].kind() == "A");
+}
+
+TEST_CASE("render returns the objects, warnings and encodings", "[capi][cpp][render]") {
+  static_assert(!std::is_copy_constructible_v<trainer::abi::RenderResult>);
+  static_assert(std::is_nothrow_move_constructible_v<trainer::abi::RenderResult>);
+  trainer::abi::RenderOptions options;
+  options.uid = "0b7c3f1e-9d2a-4c4b-8e6f-1a2b3c4d5e6f";
+  options.now = "2025-01-01T00:00:00Z";
+  auto result = trainer::abi::render(kJobAndRuntime, options);
+  INFO((result ? std::string() : result.error().message));
+  REQUIRE(result);
+  REQUIRE(result->size() == 2);
+  const auto objects = result->objects();
+  CHECK(objects[0].kind == "ConfigMap");
+  CHECK(objects[0].name == "pytorch-job-runtime-snapshot");
+  CHECK(objects[1].kind == "JobSet");
+  CHECK(objects[1].api_version == "jobset.x-k8s.io/v1alpha2");
+  CHECK(objects[1].name == "pytorch-job");
+  CHECK(objects[1].namespace_ == "team-a");
+  const auto jobset = boost::json::parse(objects[1].json);
+  CHECK(jobset.at_pointer("/metadata/ownerReferences/0/uid") == options.uid.c_str());
+  // the TrainJob's unknown field, and the deprecated runtime (its own webhook and the TrainJob's)
+  const auto warnings = result->warnings();
+  REQUIRE(warnings.size() == 3);
+  CHECK(std::count_if(warnings.begin(), warnings.end(), [](const std::string& w) {
+          return w.find("unknown field \"spec.trainer.surprise\"") != std::string::npos;
+        }) == 1);
+  CHECK(std::count_if(warnings.begin(), warnings.end(), [](const std::string& w) {
+          return w.find("\"torch-distributed\" is deprecated") != std::string::npos;
+        }) == 2);
+  CHECK(result->skipped_reason().empty());
+
+  auto yaml = result->encode();
+  REQUIRE(yaml);
+  CHECK(yaml->find("\n---\n") != std::string::npos);
+  auto list = result->encode(Format::kJson);
+  REQUIRE(list);
+  const auto parsed = boost::json::parse(*list);
+  CHECK(parsed.at("kind") == "List");
+  CHECK(parsed.at("items").as_array().size() == 2);
+}
+
+TEST_CASE("render failures become trainer::Error values", "[capi][cpp][render]") {
+  std::string negative = kJobAndRuntime;
+  negative.replace(negative.find("numNodes: 2"), 11, "numNodes: -1");
+  auto rejected = trainer::abi::render(negative);
+  REQUIRE_FALSE(rejected);
+  CHECK(rejected.error().code == ErrorCode::kInvalid);
+  REQUIRE(rejected.error().fields.size() == 1);
+  CHECK(rejected.error().fields[0].path == "spec.trainer.numNodes");
+  CHECK(rejected.error().fields[0].type == FieldErrorType::kInvalid);
+
+  trainer::abi::RenderOptions bad_gate;
+  bad_gate.feature_gates = "Nope=true";
+  auto refused = trainer::abi::render(kJobAndRuntime, bad_gate);
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().code == ErrorCode::kInvalidArgument);
+
+  const std::string job_only =
+      std::string(kJobAndRuntime).substr(0, std::string(kJobAndRuntime).find("---"));
+  auto missing = trainer::abi::render(job_only);
+  REQUIRE_FALSE(missing);
+  CHECK(missing.error().code == ErrorCode::kNotFound);
 }
