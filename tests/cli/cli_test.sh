@@ -127,6 +127,16 @@ run 0 render-with-key -- render -f "$src/examples/ddp/trainjob.yaml" --builtin-r
 }
 run 2 render-no-files -- render
 run 2 render-bad-output -- render -f "$ex/trainjob.yaml" -o table
+# --feature-gates: upstream's syntax; TrainJobStatus wires the status server into the pods.
+gate_case="$src/tests/golden/cases/79-trainjobstatus-gate-on"
+run 0 render-gate-on -- render -f "$gate_case/preconditions.yaml" -f "$gate_case/runtime.yaml" -f "$gate_case/trainjob.yaml" --feature-gates TrainJobStatus=true && {
+  has render-gate-on "$out" "KUBEFLOW_TRAINER_SERVER_URL"
+  has render-gate-on "$out" "name: test-job-tls-config"
+}
+run 0 render-gate-off -- render -f "$gate_case/preconditions.yaml" -f "$gate_case/runtime.yaml" -f "$gate_case/trainjob.yaml" && {
+  [[ $out != *KUBEFLOW_TRAINER_SERVER_URL* ]] || { echo "FAIL render-gate-off: status server env without the gate"; failures=$((failures + 1)); }
+}
+run 2 render-bad-gate -- render -f "$ex/trainjob.yaml" --feature-gates Nope=true && has render-bad-gate "$err" 'unrecognized feature gate "Nope"'
 
 if ((failures)); then echo "cli_test: $failures failure(s)"; exit 1; fi
 echo "cli_test: all passed"

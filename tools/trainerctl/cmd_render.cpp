@@ -15,7 +15,8 @@ namespace {
 
 constexpr std::string_view kUsage =
     "usage: trainerctl render -f FILE [-f FILE ...] [--uid UID] [--namespace NS]\n"
-    "                         [--ssh-private-key FILE] [--builtin-runtimes] [-o yaml|json]\n"
+    "                         [--ssh-private-key FILE] [--builtin-runtimes]\n"
+    "                         [--feature-gates NAME=BOOL,...] [-o yaml|json]\n"
     "  Renders the objects the Kubeflow Trainer controller would create for the one TrainJob\n"
     "  among the inputs, using the (Cluster)TrainingRuntime it references (also among the\n"
     "  inputs). Objects of other kinds are taken as objects that already exist in the cluster.\n"
@@ -24,6 +25,7 @@ constexpr std::string_view kUsage =
     "  --ssh-private-key  MPI: use this ECDSA P-521 key instead of generating one\n"
     "  --builtin-runtimes a ClusterTrainingRuntime that is not among the inputs may be one that\n"
     "                     ships with libtrainer (see 'trainerctl runtimes')\n"
+    "  --feature-gates    controller feature gates, e.g. TrainJobStatus=true (default: all off)\n"
     "  -o                 yaml (default: one document per object) or json (a v1 List)\n";
 
 }  // namespace
@@ -35,6 +37,7 @@ int cmd_render(const Args& args) {
   std::string ns;
   std::optional<std::string> key_file;
   bool builtin_runtimes = false;
+  std::string feature_gates;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const auto& a = args[i];
     const bool has_value = i + 1 < args.size();
@@ -48,6 +51,8 @@ int cmd_render(const Args& args) {
       ns = args[++i];
     } else if (a == "--ssh-private-key" && has_value) {
       key_file = args[++i];
+    } else if (a == "--feature-gates" && has_value) {
+      feature_gates = args[++i];
     } else if (a == "--builtin-runtimes") {
       builtin_runtimes = true;
     } else if (a == "-h" || a == "--help") {
@@ -68,9 +73,15 @@ int cmd_render(const Args& args) {
     return kExitUsage;
   }
 
+  auto gates = trainer::parse_feature_gates(feature_gates);
+  if (!gates) {
+    std::fprintf(stderr, "error: --feature-gates: %s\n", gates.error().message.c_str());
+    return kExitUsage;
+  }
   auto docs = read_documents(files);
   if (!docs) return report_error(docs.error());
-  const auto ctx = make_render_context(uid, key_file);
+  auto ctx = make_render_context(uid, key_file);
+  ctx.feature_gates = *gates;
   trainer::RenderDocumentsOptions options;
   options.namespace_ = ns;
   options.on_warning = print_warning;
