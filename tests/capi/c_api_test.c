@@ -4,6 +4,7 @@
  * error path. Compiled as C11 with -pedantic-errors and linked against libtrainer.so only.
  * Each check prints the failing line and exits non-zero.
  */
+#include "c_check.h"
 #include "trainer.h"
 
 #include <stdio.h>
@@ -13,41 +14,6 @@
 #ifndef EXPECT_FEATURES
 #error "EXPECT_FEATURES (the trainer_features() bitmask of this build) must be defined"
 #endif
-
-static void fail_at(int line, const char* what) {
-  fprintf(stderr, "c_api_test.c:%d: check failed: %s\n", line, what);
-  exit(1);
-}
-
-#define CHECK(cond)                        \
-  do {                                     \
-    if (!(cond)) fail_at(__LINE__, #cond); \
-  } while (0)
-
-static void check_str_at(int line, const char* actual, const char* expected) {
-  if (actual == NULL || expected == NULL || strcmp(actual, expected) != 0) {
-    fprintf(stderr, "c_api_test.c:%d: strings differ\n  actual:   %s\n  expected: %s\n", line,
-            actual == NULL ? "(NULL)" : actual, expected == NULL ? "(NULL)" : expected);
-    exit(1);
-  }
-}
-#define CHECK_STR(actual, expected) check_str_at(__LINE__, (actual), (expected))
-
-/* Checks the status and, on a mismatch, prints the error the library returned. */
-static void check_status_at(int line, trainer_status actual, trainer_status expected,
-                            const trainer_error* err) {
-  if (actual != expected) {
-    fprintf(stderr, "c_api_test.c:%d: status %s (%d), expected %s (%d); error: %s\n", line,
-            trainer_status_name(actual), actual, trainer_status_name(expected), expected,
-            trainer_error_message(err));
-    exit(1);
-  }
-}
-#define CHECK_STATUS(actual, expected, err) check_status_at(__LINE__, (actual), (expected), (err))
-
-/* A pointer value that no call returns, to see that out-parameters get reset. */
-static int sentinel_storage;
-#define SENTINEL(type) ((type*)(void*)&sentinel_storage)
 
 static trainer_document_list* parse_ok(const char* text) {
   trainer_document_list* list = NULL;

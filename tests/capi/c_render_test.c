@@ -6,6 +6,7 @@
  * files by the golden tests (`golden.capi:*`), so this test checks the C surface around them.
  * Compiled as C11 with -pedantic-errors and linked against libtrainer.so only.
  */
+#include "c_check.h"
 #include "trainer.h"
 
 #include <stdio.h>
@@ -16,46 +17,12 @@
 #error "TRAINER_GOLDEN_CASES and TRAINER_GOLDEN_TESTDATA must be defined"
 #endif
 
-static void fail_at(int line, const char* what) {
-  fprintf(stderr, "c_render_test.c:%d: check failed: %s\n", line, what);
-  exit(1);
-}
-
-#define CHECK(cond)                        \
-  do {                                     \
-    if (!(cond)) fail_at(__LINE__, #cond); \
-  } while (0)
-
-static void check_str_at(int line, const char* actual, const char* expected) {
-  if (actual == NULL || expected == NULL || strcmp(actual, expected) != 0) {
-    fprintf(stderr, "c_render_test.c:%d: strings differ\n  actual:   %s\n  expected: %s\n", line,
-            actual == NULL ? "(NULL)" : actual, expected == NULL ? "(NULL)" : expected);
-    exit(1);
-  }
-}
-#define CHECK_STR(actual, expected) check_str_at(__LINE__, (actual), (expected))
-
-static void check_status_at(int line, trainer_status actual, trainer_status expected,
-                            const trainer_error* err) {
-  if (actual != expected) {
-    fprintf(stderr, "c_render_test.c:%d: status %s (%d), expected %s (%d); error: %s\n", line,
-            trainer_status_name(actual), actual, trainer_status_name(expected), expected,
-            trainer_error_message(err));
-    exit(1);
-  }
-}
-#define CHECK_STATUS(actual, expected, err) check_status_at(__LINE__, (actual), (expected), (err))
-
 #define CHECK_CONTAINS(haystack, needle) CHECK((haystack) != NULL && strstr((haystack), (needle)))
-
-static int sentinel_storage;
-#define SENTINEL(type) ((type*)(void*)&sentinel_storage)
 
 static const char kUid[] = "3f0c9a6e-5b1d-4c2e-9a7f-0d1e2c3b4a59";
 static const char kNow[] = "2025-01-01T00:00:00Z";
 
-/* ---- Input files ------------------------------------------------------------------------------
- */
+/* ---- Input files ---------------------------------------------------------------------- */
 
 /* The whole file at `path`, NUL-terminated, malloc'ed; exits when it cannot be read. */
 static char* read_file(const char* path) {
@@ -149,8 +116,7 @@ static char* encode(const trainer_render_result* result, trainer_format fmt) {
   return copy;
 }
 
-/* ---- Tests ------------------------------------------------------------------------------------
- */
+/* ---- Tests ---------------------------------------------------------------------------- */
 
 static void test_options_init(void) {
   trainer_render_options opts;
