@@ -5,6 +5,7 @@
  * Each check prints the failing line and exits non-zero.
  */
 #include "c_check.h"
+#include "c_fixtures.h"
 #include "trainer.h"
 
 #include <stdio.h>
@@ -38,31 +39,7 @@ static const char kTrainJobAndRuntime[] =
     "    image: pytorch:2.5\n"
     "    numNodes: 2\n"
     "  unknownSpecField: 1\n"
-    "---\n"
-    "apiVersion: trainer.kubeflow.org/v1alpha1\n"
-    "kind: ClusterTrainingRuntime\n"
-    "metadata:\n"
-    "  name: torch-distributed\n"
-    "  labels:\n"
-    "    trainer.kubeflow.org/support: deprecated\n"
-    "spec:\n"
-    "  mlPolicy:\n"
-    "    numNodes: 1\n"
-    "    torch: {}\n"
-    "  template:\n"
-    "    spec:\n"
-    "      replicatedJobs:\n"
-    "        - name: node\n"
-    "          template:\n"
-    "            metadata:\n"
-    "              labels:\n"
-    "                trainer.kubeflow.org/trainjob-ancestor-step: trainer\n"
-    "            spec:\n"
-    "              template:\n"
-    "                spec:\n"
-    "                  containers:\n"
-    "                    - name: node\n"
-    "                      image: pytorch:2.5\n";
+    "---\n" DEPRECATED_TORCH_RUNTIME_YAML;
 
 static const char kDeprecationUrl[] =
     "https://trainer.kubeflow.org/en/latest/operator-guides/runtime.html"

@@ -7,6 +7,7 @@
  * Compiled as C11 with -pedantic-errors and linked against libtrainer.so only.
  */
 #include "c_check.h"
+#include "c_fixtures.h"
 #include "trainer.h"
 
 #include <stdio.h>
@@ -446,32 +447,8 @@ static char* deprecated_runtime_input(const char* ns) {
   static const char runtime[] =
       "spec:\n"
       "  runtimeRef:\n"
-      "    name: old-torch\n"
-      "---\n"
-      "apiVersion: trainer.kubeflow.org/v1alpha1\n"
-      "kind: ClusterTrainingRuntime\n"
-      "metadata:\n"
-      "  name: old-torch\n"
-      "  labels:\n"
-      "    trainer.kubeflow.org/support: deprecated\n"
-      "spec:\n"
-      "  mlPolicy:\n"
-      "    numNodes: 1\n"
-      "    torch: {}\n"
-      "  template:\n"
-      "    spec:\n"
-      "      replicatedJobs:\n"
-      "        - name: node\n"
-      "          template:\n"
-      "            metadata:\n"
-      "              labels:\n"
-      "                trainer.kubeflow.org/trainjob-ancestor-step: trainer\n"
-      "            spec:\n"
-      "              template:\n"
-      "                spec:\n"
-      "                  containers:\n"
-      "                    - name: node\n"
-      "                      image: pytorch:2.5\n";
+      "    name: torch-distributed\n"
+      "---\n" DEPRECATED_TORCH_RUNTIME_YAML;
   size_t size = sizeof runtime + 256;
   char* text = malloc(size);
   CHECK(text != NULL);
@@ -493,8 +470,8 @@ static void test_warnings_and_namespace(void) {
   opts.namespace_name = "team-a";
   result = render_ok(text, &opts);
   CHECK(trainer_render_result_warning_count(result) == 2); /* the runtime's and the TrainJob's */
-  CHECK_CONTAINS(trainer_render_result_warning(result, 0), "\"old-torch\" is deprecated");
-  CHECK_CONTAINS(trainer_render_result_warning(result, 1), "\"old-torch\" is deprecated");
+  CHECK_CONTAINS(trainer_render_result_warning(result, 0), "\"torch-distributed\" is deprecated");
+  CHECK_CONTAINS(trainer_render_result_warning(result, 1), "\"torch-distributed\" is deprecated");
   CHECK(trainer_render_result_warning(result, 2) == NULL);
   CHECK(trainer_render_result_count(result) == 2);
   for (i = 0; i < 2; ++i) CHECK_STR(trainer_render_result_namespace(result, i), "team-a");
