@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "trainer/error.hpp"
 
+#include "api/go_quote.hpp"
 #include "api/number_text.hpp"
 
 #include <boost/json/serialize.hpp>
@@ -8,34 +9,7 @@
 namespace trainer {
 namespace {
 
-// Go's %q for the strings we print: quotes, backslash escapes, \n \t \r, \u for other
-// control characters. Valid UTF-8 is printed as is (Go does the same for printable runes).
-std::string go_quote(const std::string& s) {
-  std::string out;
-  out.reserve(s.size() + 2);
-  out.push_back('"');
-  for (const char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      default:
-        if (u < 0x20 || u == 0x7f) {
-          static const char* const kHex = "0123456789abcdef";
-          out += "\\x";
-          out.push_back(kHex[u >> 4U]);
-          out.push_back(kHex[u & 0xfU]);
-        } else {
-          out.push_back(c);
-        }
-    }
-  }
-  out.push_back('"');
-  return out;
-}
+using detail::go_quote;
 
 // Kubernetes prints simple values with %v, strings with %q and everything else through a
 // printer of its own; we print composite values as compact JSON (see docs/upstream-differences.md).

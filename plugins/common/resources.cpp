@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -225,6 +226,22 @@ std::string_view env_name(const json::object& var) {
   const auto* name = var.if_contains("name");
   if (name == nullptr || !name->is_string()) return {};
   return name->get_string();
+}
+
+std::optional<FieldError> reserved_env_error(const std::vector<json::object>& env,
+                                             bool (*reserved)(std::string_view name)) {
+  std::set<std::string_view> found;
+  for (const auto& var : env) {
+    if (reserved(env_name(var))) found.insert(env_name(var));
+  }
+  if (found.empty()) return std::nullopt;
+  std::string names;
+  for (const auto n : found) {
+    if (!names.empty()) names += ' ';
+    names += n;
+  }
+  return field_invalid("spec.trainer.env", env_as_json(env),
+                       "must not have reserved envs, invalid envs configured: [" + names + "]");
 }
 
 bool is_torchtune_command(const std::optional<std::vector<std::string>>& command) {

@@ -81,6 +81,11 @@ inline constexpr std::int32_t kContainerTrainerPort = 29500;
 [[nodiscard]] boost::json::array env_as_json(const std::vector<boost::json::object>& env);
 /// The `name` of an EnvVar ("" when absent).
 [[nodiscard]] std::string_view env_name(const boost::json::object& var);
+/// The reserved-env rule of the Torch (`PET_*`) and MPI (`OMPI_MCA_*`) plugins: one Invalid
+/// `spec.trainer.env` error naming, sorted and once each as Go's `%v` of a sets.List, every name
+/// of `env` that `reserved` holds for; nullopt when there is none.
+[[nodiscard]] std::optional<FieldError> reserved_env_error(
+    const std::vector<boost::json::object>& env, bool (*reserved)(std::string_view name));
 /// True when the trainer command is exactly `["tune", "run"]`.
 [[nodiscard]] bool is_torchtune_command(const std::optional<std::vector<std::string>>& command);
 

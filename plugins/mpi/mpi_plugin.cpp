@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <array>
 #include <limits>
-#include <set>
 #include <string>
 #include <utility>
 
@@ -82,17 +81,9 @@ class MPIPlugin final : public CustomValidationPlugin,
           "must have 1 when MPI trainingRuntime with enabled runLauncherAsNode does not have "
           "either launcher and node"));
     }
-    // M2: reserved OMPI_MCA_* names, reported once, sorted (Go `%v` of sets.List).
-    std::set<std::string> reserved;
-    for (const auto& var : trainer.env) {
-      if (is_reserved(env_name(var))) reserved.emplace(env_name(var));
-    }
-    if (!reserved.empty()) {
-      std::string names;
-      for (const auto& n : reserved) names += (names.empty() ? "" : " ") + n;
-      result.errors.push_back(
-          field_invalid("spec.trainer.env", env_as_json(trainer.env),
-                        "must not have reserved envs, invalid envs configured: [" + names + "]"));
+    // M2: reserved OMPI_MCA_* names.
+    if (auto reserved = reserved_env_error(trainer.env, is_reserved)) {
+      result.errors.push_back(std::move(*reserved));
     }
     return result;
   }

@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <array>
-#include <set>
 #include <string>
 #include <utility>
 
@@ -68,17 +67,9 @@ class TorchPlugin final : public CustomValidationPlugin, public EnforceMLPolicyP
 
     if (!new_job.spec.trainer) return result;
     const Trainer& trainer = *new_job.spec.trainer;
-    // T2: reserved PET_* names, reported once, sorted, as Go's `%v` of sets.List.
-    std::set<std::string> reserved;
-    for (const auto& var : trainer.env) {
-      if (is_reserved(env_name(var))) reserved.emplace(env_name(var));
-    }
-    if (!reserved.empty()) {
-      std::string names;
-      for (const auto& n : reserved) names += (names.empty() ? "" : " ") + n;
-      result.errors.push_back(
-          field_invalid("spec.trainer.env", env_as_json(trainer.env),
-                        "must not have reserved envs, invalid envs configured: [" + names + "]"));
+    // T2: reserved PET_* names.
+    if (auto reserved = reserved_env_error(trainer.env, is_reserved)) {
+      result.errors.push_back(std::move(*reserved));
     }
     // T3: torchtune.
     if (is_torchtune_command(trainer.command)) {

@@ -2,12 +2,12 @@
 #include "volcano_plugin.hpp"
 
 #include "../coscheduling/pod_group.hpp"
+#include "api/go_quote.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 
 #include <cstdint>
-#include <cstdio>
 #include <string>
 #include <utility>
 #include <vector>
@@ -17,6 +17,7 @@ namespace trainer::plugins {
 namespace {
 
 namespace json = boost::json;
+using trainer::detail::go_quote;
 
 constexpr const char* kPodGroupApiVersion = "scheduling.volcano.sh/v1beta1";
 constexpr const char* kGroupNameAnnotation = "scheduling.k8s.io/group-name";
@@ -47,31 +48,6 @@ std::vector<std::string> priority_class_names(const Info& info) {
     }
   }
   return names;
-}
-
-/// Go's `%q` for the texts that reach a message (names are DNS subdomains in practice).
-std::string go_quote(std::string_view s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (u < 0x20 || u == 0x7f) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(u));
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
-  out += '"';
-  return out;
 }
 
 bool is_system_priority_class(std::string_view name) {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "trainer/error.hpp"
 
+#include "api/go_quote.hpp"
+
 #include <catch2/catch.hpp>
 
 using trainer::FieldError;
@@ -41,4 +43,14 @@ TEST_CASE("an invalid Error aggregates its field errors like ToAggregate", "[err
   CHECK(two.message == "[a: Required value, b: Invalid value: 1: too small]");
   CHECK(two.fields.size() == 2);
   CHECK(std::string(trainer::go_name(trainer::FieldErrorType::kTooMany)) == "FieldValueTooMany");
+}
+
+TEST_CASE("go_quote escapes like Go's %q", "[error]") {
+  using trainer::detail::go_quote;
+  CHECK(go_quote("") == "\"\"");
+  CHECK(go_quote("high-priority") == "\"high-priority\"");
+  CHECK(go_quote("a\"b\\c") == "\"a\\\"b\\\\c\"");
+  CHECK(go_quote("l1\nl2\tx\r") == "\"l1\\nl2\\tx\\r\"");
+  CHECK(go_quote(std::string("\x01\x1f\x7f", 3)) == "\"\\x01\\x1f\\x7f\"");
+  CHECK(go_quote("gr\xc3\xbc\xc3\x9f") == "\"gr\xc3\xbc\xc3\x9f\"");  // UTF-8 stays as it is
 }
