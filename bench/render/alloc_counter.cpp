@@ -15,17 +15,28 @@ namespace {
 std::atomic<std::size_t> g_allocated{0};
 std::atomic<std::size_t> g_live{0};
 std::atomic<std::size_t> g_peak{0};
+std::atomic<bool> g_counting{true};
 
+// The header holds the block's size and whether it was counted, so that a block allocated while
+// counting was off is not subtracted when it is freed while counting is on.
+struct Header {
+  std::size_t size;
+  bool counted;
+};
 constexpr std::size_t kHeader = alignof(std::max_align_t);
+static_assert(sizeof(Header) <= kHeader, "the header must fit in front of the block");
 
 void* counted_alloc(std::size_t size) noexcept {
   auto* base = static_cast<unsigned char*>(std::malloc(size + kHeader));
   if (base == nullptr) return nullptr;
-  *reinterpret_cast<std::size_t*>(base) = size;
-  g_allocated.fetch_add(size, std::memory_order_relaxed);
-  const std::size_t live = g_live.fetch_add(size, std::memory_order_relaxed) + size;
-  std::size_t peak = g_peak.load(std::memory_order_relaxed);
-  while (live > peak && !g_peak.compare_exchange_weak(peak, live, std::memory_order_relaxed)) {
+  const bool counting = g_counting.load(std::memory_order_relaxed);
+  *reinterpret_cast<Header*>(base) = Header{size, counting};
+  if (counting) {
+    g_allocated.fetch_add(size, std::memory_order_relaxed);
+    const std::size_t live = g_live.fetch_add(size, std::memory_order_relaxed) + size;
+    std::size_t peak = g_peak.load(std::memory_order_relaxed);
+    while (live > peak && !g_peak.compare_exchange_weak(peak, live, std::memory_order_relaxed)) {
+    }
   }
   return base + kHeader;
 }
@@ -33,7 +44,8 @@ void* counted_alloc(std::size_t size) noexcept {
 void counted_free(void* p) noexcept {
   if (p == nullptr) return;
   auto* base = static_cast<unsigned char*>(p) - kHeader;
-  g_live.fetch_sub(*reinterpret_cast<std::size_t*>(base), std::memory_order_relaxed);
+  const Header header = *reinterpret_cast<const Header*>(base);
+  if (header.counted) g_live.fetch_sub(header.size, std::memory_order_relaxed);
   std::free(base);
 }
 
@@ -52,6 +64,10 @@ AllocSnapshot alloc_snapshot() noexcept {
 
 void reset_peak() noexcept {
   g_peak.store(g_live.load());
+}
+
+void set_counting(bool on) noexcept {
+  g_counting.store(on, std::memory_order_relaxed);
 }
 
 }  // namespace bench
