@@ -26,6 +26,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -85,7 +86,8 @@ std::string render_text(const std::string& text, Format format, const trainer::R
   boost::json::object list;
   list["apiVersion"] = "v1";
   list["kind"] = "List";
-  list["items"] = boost::json::array(out->objects.begin(), out->objects.end());
+  list["items"] = boost::json::array(std::make_move_iterator(out->objects.begin()),
+                                     std::make_move_iterator(out->objects.end()));
   return boost::json::serialize(list);
 }
 

@@ -88,6 +88,11 @@ class Framework {
   std::vector<ComponentBuilderPlugin*> component_builder_;
 };
 
+/// The Framework of `default_registry(gates)`, built once per gate setting and shared: its
+/// built-in plugins keep no state, so it may be used from any number of threads. This is what
+/// `render`, `admit_documents` and `render_documents` use when no framework is given.
+[[nodiscard]] const Framework& default_framework(const FeatureGates& gates);
+
 /// Upstream `newRuntimeInfo` (reference 3.6): JobSet labels/annotations from the runtime template
 /// and the patches, runtime patches applied in order with strategic-merge-patch semantics
 /// (replicated jobs back in template order), `resourcesPerNode` merged into the trainer `node`

@@ -149,8 +149,13 @@ const TrainingRuntimeSpec& spec_of(const RuntimeRefMatch& match) {
 
 }  // namespace
 
-Result<RenderOutput> render(const TrainJob& job_in, const RuntimeLookup& runtime,
-                            const RenderContext& ctx, const Framework* framework) {
+namespace {
+
+// render(), with the runtime info of `job` on the live runtime when admission already computed
+// it (it depends only on the TrainJob's spec and the runtime's), so that it is not built twice.
+Result<RenderOutput> render_pipeline(const TrainJob& job_in, const RuntimeLookup& runtime,
+                                     const RenderContext& ctx, const Framework* framework,
+                                     std::optional<Info> live_info) {
   TrainJob job = job_in;
   if (!ctx.train_job_uid.empty()) job.metadata.uid = ctx.train_job_uid;
   job.metadata.namespace_ = detail::train_job_namespace(job);
@@ -159,11 +164,7 @@ Result<RenderOutput> render(const TrainJob& job_in, const RuntimeLookup& runtime
   out.skipped_reason = skip_reason(job);
   if (!out.skipped_reason.empty()) return out;
 
-  std::optional<Framework> owned;
-  if (framework == nullptr) {
-    owned.emplace(Framework::from_registry(default_registry(ctx.feature_gates)));
-    framework = &*owned;
-  }
+  if (framework == nullptr) framework = &default_framework(ctx.feature_gates);
 
   // Step 0: the snapshot in preference to the live runtime.
   auto snapshot = detail::read_runtime_snapshot(job, ctx);
@@ -173,6 +174,7 @@ Result<RenderOutput> render(const TrainJob& job_in, const RuntimeLookup& runtime
   if (*snapshot) {
     snapshot_spec = std::move(**snapshot);
     spec = &snapshot_spec;
+    live_info.reset();
   } else {
     auto selected = select_runtime(job, runtime);
     if (!selected) return tl::unexpected(runtime_not_found(job));
@@ -181,7 +183,8 @@ Result<RenderOutput> render(const TrainJob& job_in, const RuntimeLookup& runtime
   }
 
   // Step 1: the runtime info; steps 2-5: the enforce and pre-build phases.
-  auto info = new_runtime_info(job, *spec);
+  Result<Info> info =
+      live_info ? Result<Info>(std::move(*live_info)) : new_runtime_info(job, *spec);
   if (!info) return tl::unexpected(info.error());
   if (auto r = framework->run_enforce_ml_policy(*info, job); !r) return tl::unexpected(r.error());
   if (auto r = framework->run_enforce_pod_group_policy(*info, job); !r) {
@@ -198,22 +201,30 @@ Result<RenderOutput> render(const TrainJob& job_in, const RuntimeLookup& runtime
   return out;
 }
 
+}  // namespace
+
+Result<RenderOutput> render(const TrainJob& job, const RuntimeLookup& runtime,
+                            const RenderContext& ctx, const Framework* framework) {
+  return render_pipeline(job, runtime, ctx, framework, std::nullopt);
+}
+
 namespace {
 
+// `infos`, when not null, receives for each admitted TrainJob the runtime info its plugin
+// validation ran on (nullopt when it did not get that far).
 Result<Admission> admit_normalized(const std::vector<json::value>& documents,
                                    const RenderContext& ctx, const RenderDocumentsOptions& options,
-                                   const std::string& ns) {
+                                   const std::string& ns,
+                                   std::vector<std::optional<Info>>* infos = nullptr) {
   auto admitted = admit(documents);
   if (!admitted) return admitted;
   Admission& adm = *admitted;
-  std::optional<Framework> owned;
-  const Framework* framework = options.framework;
-  if (framework == nullptr) {
-    owned.emplace(Framework::from_registry(default_registry(ctx.feature_gates)));
-    framework = &*owned;
-  }
+  const Framework* framework =
+      options.framework != nullptr ? options.framework : &default_framework(ctx.feature_gates);
   const RenderContext vctx = with_existing_objects(ctx, &adm.objects.other_objects, ns);
-  for (const auto& job : adm.objects.train_jobs) {
+  if (infos != nullptr) infos->assign(adm.objects.train_jobs.size(), std::nullopt);
+  for (std::size_t index = 0; index < adm.objects.train_jobs.size(); ++index) {
+    const TrainJob& job = adm.objects.train_jobs[index];
     const auto match = find_runtime(adm.objects, job);
     if (!match.found()) continue;
     // The plugins run in the TrainJob webhook, after the schema rules passed and the runtime
@@ -236,6 +247,7 @@ Result<Admission> admit_normalized(const std::vector<json::value>& documents,
     auto result = framework->run_custom_validation(*info, nullptr, job, vctx);
     for (auto& w : result.warnings) adm.warnings.push_back(std::move(w));
     for (auto& e : result.errors) adm.errors.push_back(std::move(e));
+    if (infos != nullptr) (*infos)[index] = std::move(*info);
   }
   if (options.on_warning) {
     for (const auto& w : adm.warnings) options.on_warning(w);
@@ -274,7 +286,8 @@ Result<RenderOutput> render_documents(const std::vector<json::value>& documents,
   const std::string ns = options.namespace_.empty() ? std::string("default") : options.namespace_;
   auto docs = normalize_namespaces(documents, options, ns);
   if (!docs) return tl::unexpected(docs.error());
-  auto admitted = admit_normalized(*docs, ctx, options, ns);
+  std::vector<std::optional<Info>> infos;
+  auto admitted = admit_normalized(*docs, ctx, options, ns, &infos);
   if (!admitted) return tl::unexpected(admitted.error());
   Admission& adm = *admitted;
   if (!adm.ok()) return tl::unexpected(Error::invalid(std::move(adm.errors)));
@@ -309,8 +322,9 @@ Result<RenderOutput> render_documents(const std::vector<json::value>& documents,
     return tl::unexpected(std::move(e));
   }
   const RenderContext rctx = with_existing_objects(ctx, &adm.objects.other_objects, ns);
-  auto out = render(job, RuntimeLookup{match.training_runtime, match.cluster_training_runtime},
-                    rctx, options.framework);
+  auto out =
+      render_pipeline(job, RuntimeLookup{match.training_runtime, match.cluster_training_runtime},
+                      rctx, options.framework, std::move(infos.front()));
   if (!out) return out;
   out->warnings = std::move(adm.warnings);
   return out;
