@@ -29,6 +29,7 @@
 #include <iterator>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -80,7 +81,7 @@ enum class Format { kJson, kYaml };
 std::string render_text(const std::string& text, Format format, const trainer::RenderContext& ctx) {
   auto docs = trainer::parse_documents(text);
   if (!docs) die(docs.error().message);
-  auto out = trainer::render_documents(*docs, ctx);
+  auto out = trainer::render_documents(std::move(*docs), ctx);
   if (!out) die(out.error().message);
   if (format == Format::kYaml) return trainer::encode_yaml_stream(out->objects);
   boost::json::object list;

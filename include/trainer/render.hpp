@@ -170,5 +170,9 @@ struct RenderDocumentsOptions {
 [[nodiscard]] Result<RenderOutput> render_documents(
     const std::vector<boost::json::value>& documents, const RenderContext& ctx,
     const RenderDocumentsOptions& options = {});
+/// The same, taking the documents over instead of copying them.
+[[nodiscard]] Result<RenderOutput> render_documents(std::vector<boost::json::value>&& documents,
+                                                    const RenderContext& ctx,
+                                                    const RenderDocumentsOptions& options = {});
 
 }  // namespace trainer

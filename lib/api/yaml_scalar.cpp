@@ -199,6 +199,14 @@ ResolvedScalar resolve_plain_scalar(std::string_view text) {
 }
 
 bool plain_scalar_is_string(std::string_view text) {
+  // The writer asks this of every string it outputs: answer the common case (a word that does
+  // not start like a number) without building the resolved value.
+  if (text.empty()) return false;
+  for (const Word& w : kWords) {
+    if (w.text == text) return false;
+  }
+  const char c0 = text[0];
+  if (c0 != '.' && !is_digit(c0) && c0 != '+' && c0 != '-') return true;
   const ResolvedScalar r = resolve_plain_scalar(text);
   const auto* v = std::get_if<json::value>(&r);
   return v != nullptr && v->is_string();

@@ -124,28 +124,12 @@ std::string encode_with_emitter(const json::value& value) {
 // yaml-cpp writes a key longer than this as an explicit `? key` entry.
 constexpr std::size_t kMaxSimpleKey = 1024;
 
-// Whether every key of `v` and below can be written plain and simple.
-bool keys_are_plain(const json::value& v) {
-  if (const auto* obj = v.if_object()) {
-    for (const auto& kv : *obj) {
-      if (kv.key().size() > kMaxSimpleKey || !can_be_plain(kv.key()) ||
-          !keys_are_plain(kv.value())) {
-        return false;
-      }
-    }
-  } else if (const auto* arr = v.if_array()) {
-    for (const auto& item : *arr) {
-      if (!keys_are_plain(item)) return false;
-    }
-  }
-  return true;
-}
-
 class BlockWriter {
  public:
   explicit BlockWriter(std::string& out) : out_(out) {}
 
-  void document(const json::value& v) {
+  // Writes `v`; false (with part of it written) when a key cannot be written plain and simple.
+  [[nodiscard]] bool document(const json::value& v) {
     if (const auto* obj = v.if_object(); obj != nullptr && !obj->empty()) {
       map_entries(*obj, 0, false);
     } else if (const auto* arr = v.if_array(); arr != nullptr && !arr->empty()) {
@@ -153,6 +137,7 @@ class BlockWriter {
     } else {
       inline_node(v, 0);
     }
+    return ok_;
   }
 
  private:
@@ -214,6 +199,10 @@ class BlockWriter {
   void map_entries(const json::object& obj, std::size_t indent, bool first_inline) {
     bool first = true;
     for (const auto& kv : obj) {
+      if (!ok_ || kv.key().size() > kMaxSimpleKey || !can_be_plain(kv.key())) {
+        ok_ = false;
+        return;
+      }
       if (!first || !first_inline) spaces(indent);
       first = false;
       out_ += kv.key();
@@ -226,6 +215,7 @@ class BlockWriter {
   void seq_items(const json::array& arr, std::size_t indent, bool first_inline) {
     bool first = true;
     for (const auto& item : arr) {
+      if (!ok_) return;
       if (!first || !first_inline) spaces(indent);
       first = false;
       out_ += "- ";
@@ -240,14 +230,16 @@ class BlockWriter {
   }
 
   std::string& out_;
+  bool ok_ = true;
 };
 
 void append_yaml(std::string& out, const json::value& value) {
-  if ((!value.is_object() && !value.is_array()) || !keys_are_plain(value)) {
-    out += encode_with_emitter(value);
-    return;
+  if (value.is_object() || value.is_array()) {
+    const std::size_t start = out.size();
+    if (BlockWriter(out).document(value)) return;
+    out.resize(start);
   }
-  BlockWriter(out).document(value);
+  out += encode_with_emitter(value);
 }
 
 }  // namespace

@@ -152,7 +152,7 @@ trainer_status trainer_render(const char* data, size_t len, const trainer_render
     if (nonempty(options.namespace_name)) render_options.namespace_ = options.namespace_name;
     render_options.builtin_runtimes = options.builtin_runtimes != 0;
     render_options.on_warning = [&result](std::string_view w) { result->warnings.emplace_back(w); };
-    auto rendered = trainer::render_documents(*objects, *ctx, render_options);
+    auto rendered = trainer::render_documents(std::move(*objects), *ctx, render_options);
     if (!rendered) return set_error(err, rendered.error());
     result->objects = std::move(rendered->objects);
     result->skipped_reason = std::move(rendered->skipped_reason);

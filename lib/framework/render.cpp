@@ -255,10 +255,9 @@ Result<Admission> admit_normalized(const std::vector<json::value>& documents,
   return admitted;
 }
 
-Result<std::vector<json::value>> normalize_namespaces(const std::vector<json::value>& documents,
+Result<std::vector<json::value>> normalize_namespaces(std::vector<json::value> docs,
                                                       const RenderDocumentsOptions& options,
                                                       const std::string& ns) {
-  std::vector<json::value> docs = documents;
   if (options.builtin_runtimes) {
     auto added = detail::add_referenced_builtin_runtimes(docs);
     if (!added) return tl::unexpected(added.error());
@@ -283,8 +282,14 @@ Result<Admission> admit_documents(const std::vector<json::value>& documents,
 Result<RenderOutput> render_documents(const std::vector<json::value>& documents,
                                       const RenderContext& ctx,
                                       const RenderDocumentsOptions& options) {
+  return render_documents(std::vector<json::value>(documents), ctx, options);
+}
+
+Result<RenderOutput> render_documents(std::vector<json::value>&& documents,
+                                      const RenderContext& ctx,
+                                      const RenderDocumentsOptions& options) {
   const std::string ns = options.namespace_.empty() ? std::string("default") : options.namespace_;
-  auto docs = normalize_namespaces(documents, options, ns);
+  auto docs = normalize_namespaces(std::move(documents), options, ns);
   if (!docs) return tl::unexpected(docs.error());
   std::vector<std::optional<Info>> infos;
   auto admitted = admit_normalized(*docs, ctx, options, ns, &infos);

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <optional>
 #include <string_view>
+#include <utility>
 
 namespace trainerctl {
 namespace {
@@ -86,7 +87,7 @@ int cmd_render(const Args& args) {
   options.namespace_ = ns;
   options.on_warning = print_warning;
   options.builtin_runtimes = builtin_runtimes;
-  auto rendered = trainer::render_documents(*docs, ctx, options);
+  auto rendered = trainer::render_documents(std::move(*docs), ctx, options);
   if (!rendered) return report_error(rendered.error());
   if (!rendered->skipped_reason.empty()) {
     std::fprintf(stderr, "%s\n", rendered->skipped_reason.c_str());
