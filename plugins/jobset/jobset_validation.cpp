@@ -9,6 +9,7 @@
 #include "trainer/codec.hpp"
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -30,21 +31,49 @@ std::string name_of(const json::value& v) {
   return v.is_object() ? detail::find_string(v.get_object(), "name").value_or("") : std::string();
 }
 
+json::value runtime_patches_json(const json::value& job_json) {
+  const auto* spec = detail::find_object(job_json.get_object(), {"spec"});
+  const auto* patches = spec != nullptr ? detail::find_array(*spec, "runtimePatches") : nullptr;
+  return patches != nullptr ? json::value(*patches) : json::value(json::array());
+}
+
+// The values field errors carry (`spec.runtimeRef`, `spec.runtimePatches` as given), taken from
+// the TrainJob's JSON form, which is built on first use: a TrainJob that passes needs none.
+class ErrorValues {
+ public:
+  explicit ErrorValues(const TrainJob& job) : job_(job) {}
+
+  json::value runtime_ref() {
+    const auto* spec = detail::find_object(job_json().get_object(), {"spec"});
+    const auto* ref = spec != nullptr ? spec->if_contains("runtimeRef") : nullptr;
+    return ref != nullptr ? *ref : json::value(json::object());
+  }
+  json::value runtime_patches() { return runtime_patches_json(job_json()); }
+
+ private:
+  const json::value& job_json() {
+    if (!json_) json_ = to_json(job_);
+    return *json_;
+  }
+  const TrainJob& job_;
+  std::optional<json::value> json_;
+};
+
 // J1-J3 (J4-J6): the initializer job, its container and the `initializer` volume mount.
 void check_initializer(const json::array& jobs,
                        const std::map<std::string, std::set<std::string>>& names,
-                       const std::string& initializer, const char* config,
-                       const json::value& runtime_ref, std::vector<FieldError>& errors) {
+                       const std::string& initializer, const char* config, ErrorValues& values,
+                       std::vector<FieldError>& errors) {
   auto it = names.find(initializer);
   if (it == names.end()) {
     errors.push_back(field_invalid(
-        kRuntimeRefPath, runtime_ref,
+        kRuntimeRefPath, values.runtime_ref(),
         "must have " + initializer + " job when trainJob is configured with input " + config));
     return;
   }
   if (it->second.count(initializer) == 0) {
     errors.push_back(field_invalid(
-        kRuntimeRefPath, runtime_ref,
+        kRuntimeRefPath, values.runtime_ref(),
         "must have container with name - " + initializer + " in the " + initializer + " job"));
     return;
   }
@@ -61,7 +90,7 @@ void check_initializer(const json::array& jobs,
     }
   }
   if (!has_mount) {
-    errors.push_back(field_invalid(kRuntimeRefPath, runtime_ref,
+    errors.push_back(field_invalid(kRuntimeRefPath, values.runtime_ref(),
                                    std::string("must have volumeMount with name - ") +
                                        kInitializerVolume + " in container " + initializer +
                                        " of the " + initializer + " job"));
@@ -117,12 +146,6 @@ ContainerNames container_names(const json::array& jobs) {
   return names;
 }
 
-json::value runtime_patches_json(const json::value& job_json) {
-  const auto* spec = detail::find_object(job_json.get_object(), {"spec"});
-  const auto* patches = spec != nullptr ? detail::find_array(*spec, "runtimePatches") : nullptr;
-  return patches != nullptr ? json::value(*patches) : json::value(json::array());
-}
-
 }  // namespace
 
 ValidationResult JobSetPlugin::validate(const Info& info, const TrainJob* old_job,
@@ -142,24 +165,17 @@ ValidationResult JobSetPlugin::validate(const Info& info, const TrainJob* old_jo
       detail::find_array(info.template_spec.runtime_jobset_spec, "replicatedJobs");
   const auto runtime_names = runtime_jobs != nullptr ? container_names(*runtime_jobs) : names;
 
-  const json::value job_json = to_json(new_job);
-  const auto* spec_json = detail::find_object(job_json.get_object(), {"spec"});
-  const json::value runtime_ref =
-      spec_json != nullptr && spec_json->if_contains("runtimeRef") != nullptr
-          ? spec_json->at("runtimeRef")
-          : json::value(json::object());
+  ErrorValues values(new_job);
   if (new_job.spec.initializer && new_job.spec.initializer->dataset) {
-    check_initializer(jobs, names, detail::kDatasetInitializer, "datasetConfig", runtime_ref,
-                      errors);
+    check_initializer(jobs, names, detail::kDatasetInitializer, "datasetConfig", values, errors);
   }
   if (new_job.spec.initializer && new_job.spec.initializer->model) {
-    check_initializer(jobs, names, detail::kModelInitializer, "modelConfig", runtime_ref, errors);
+    check_initializer(jobs, names, detail::kModelInitializer, "modelConfig", values, errors);
   }
 
-  const json::value new_patches = runtime_patches_json(job_json);
   if (old_job != nullptr) {
     check_patches_immutability(old_job, new_job, runtime_patches_json(to_json(*old_job)),
-                               new_patches, ctx, errors);
+                               values.runtime_patches(), ctx, errors);
   }
 
   for (const auto& patch : new_job.spec.runtime_patches) {
@@ -175,7 +191,7 @@ ValidationResult JobSetPlugin::validate(const Info& info, const TrainJob* old_jo
       auto it = runtime_names.find(rjob_patch.name);
       if (it == runtime_names.end()) {
         errors.push_back(field_invalid(
-            kRuntimePatchesPath, new_patches,
+            kRuntimePatchesPath, values.runtime_patches(),
             "must not have replicated job that doesn't exist in the runtime job template"));
         continue;
       }
@@ -185,7 +201,7 @@ ValidationResult JobSetPlugin::validate(const Info& info, const TrainJob* old_jo
       for (const auto& c : pod.init_containers) {
         if (it->second.count(c.name) == 0) {
           errors.push_back(
-              field_invalid(kRuntimePatchesPath, new_patches,
+              field_invalid(kRuntimePatchesPath, values.runtime_patches(),
                             "must not have initContainer that doesn't exist in the runtime job " +
                                 rjob_patch.name));
         }
@@ -193,13 +209,13 @@ ValidationResult JobSetPlugin::validate(const Info& info, const TrainJob* old_jo
       for (const auto& c : pod.containers) {
         if (it->second.count(c.name) == 0) {
           errors.push_back(field_invalid(
-              kRuntimePatchesPath, new_patches,
+              kRuntimePatchesPath, values.runtime_patches(),
               "must not have container that doesn't exist in the runtime job " + rjob_patch.name));
         } else if (!c.env.empty() &&
                    (c.name == detail::kDatasetInitializer || c.name == detail::kModelInitializer ||
                     c.name == detail::kNodeName)) {
           errors.push_back(field_invalid(
-              kRuntimePatchesPath, new_patches,
+              kRuntimePatchesPath, values.runtime_patches(),
               std::string("must not have envs for the ") + detail::kDatasetInitializer + ", " +
                   detail::kModelInitializer + ", " + detail::kNodeName + " containers"));
         }
