@@ -72,7 +72,9 @@ struct TemplateSpec {
   boost::json::object jobset_spec;  ///< the (patched, resource-merged) JobSet spec being built
   std::vector<PodSet> pod_sets;
   /// The runtime's JobSet spec as written, before runtime patches: what the JobSet plugin checks
-  /// the patches' job and container names against.
+  /// the patches' job and container names against. Left empty when the TrainJob has no runtime
+  /// patches (nothing to check; `jobset_spec` then starts as this same spec), which spares a copy
+  /// of the template per render.
   boost::json::object runtime_jobset_spec;
 };
 

@@ -136,7 +136,9 @@ Result<Info> new_runtime_info(const TrainJob& job, const TrainingRuntimeSpec& sp
   info.runtime_policy.pod_group_policy = spec.pod_group_policy;
 
   // 3.6.2: runtime patches.
-  info.template_spec.runtime_jobset_spec = spec.template_.spec;
+  if (!job.spec.runtime_patches.empty()) {
+    info.template_spec.runtime_jobset_spec = spec.template_.spec;
+  }
   auto patched = apply_runtime_patches(job, spec.template_.spec);
   if (!patched) return tl::unexpected(patched.error());
   info.template_spec.jobset_spec = std::move(*patched);

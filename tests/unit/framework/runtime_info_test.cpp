@@ -78,6 +78,9 @@ spec:
   auto info = trainer::new_runtime_info(job, rt.spec);
   REQUIRE(info);
   CHECK(info->labels == trainer::StringMap{{"a", "runtime"}, {"b", "runtime"}});
+  // Without runtime patches there is nothing to check patch targets against: no copy is kept.
+  CHECK(info->template_spec.runtime_jobset_spec.empty());
+  CHECK(info->template_spec.jobset_spec == rt.spec.template_.spec);
   CHECK(info->annotations == trainer::StringMap{{"x", "runtime"}});
   REQUIRE(info->template_spec.pod_sets.size() == 3);
   const auto& init = info->template_spec.pod_sets[0];
