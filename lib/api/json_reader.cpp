@@ -2,7 +2,9 @@
 //
 // JSON text -> value through boost::json::basic_parser with our own handler, because
 // boost::json::parse silently keeps one of two duplicate keys and Kubernetes' strict decoder
-// refuses them.
+// refuses them. The handler builds the value on a boost::json::value_stack, as boost::json::parse
+// does (each object and array allocated once, at its size), and keeps the keys of the objects
+// being read to find a duplicate where it occurs.
 #include "api/readers.hpp"
 #include "api/text_position.hpp"
 
@@ -10,11 +12,15 @@
 #include <boost/json/basic_parser_impl.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/parse_options.hpp>
+#include <boost/json/value_stack.hpp>
 
 #include <limits>
+#include <memory>
 #include <new>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -30,17 +36,33 @@ class Handler {
   static constexpr std::size_t max_key_size = std::numeric_limits<std::size_t>::max();
   static constexpr std::size_t max_string_size = std::numeric_limits<std::size_t>::max();
 
-  explicit Handler(const DecodeOptions& options) : options_(options) {}
+  explicit Handler(const DecodeOptions& options) : options_(options) { stack_.reset(); }
 
   std::optional<Error> failure;
   std::optional<json::value> root;
 
   bool on_document_begin(json::error_code&) { return true; }
-  bool on_document_end(json::error_code&) { return true; }
-  bool on_object_begin(json::error_code& ec) { return open(json::value(json::object()), ec); }
-  bool on_object_end(std::size_t, json::error_code& ec) { return close(ec); }
-  bool on_array_begin(json::error_code& ec) { return open(json::value(json::array()), ec); }
-  bool on_array_end(std::size_t, json::error_code& ec) { return close(ec); }
+  bool on_document_end(json::error_code&) {
+    root = stack_.release();
+    return true;
+  }
+  bool on_object_begin(json::error_code& ec) {
+    if (!count(ec)) return false;
+    objects_.push_back(ObjectKeys{key_ends_.size(), nullptr});
+    return true;
+  }
+  bool on_object_end(std::size_t n, json::error_code&) {
+    stack_.push_object(n);
+    key_ends_.resize(objects_.back().first_key);
+    keys_.resize(key_ends_.empty() ? 0 : key_ends_.back());
+    objects_.pop_back();
+    return true;
+  }
+  bool on_array_begin(json::error_code& ec) { return count(ec); }
+  bool on_array_end(std::size_t n, json::error_code&) {
+    stack_.push_array(n);
+    return true;
+  }
 
   bool on_key_part(json::string_view s, std::size_t, json::error_code&) {
     key_.append(s.data(), s.size());
@@ -49,47 +71,90 @@ class Handler {
 
   bool on_key(json::string_view s, std::size_t, json::error_code& ec) {
     key_.append(s.data(), s.size());
-    Frame& f = stack_.back();
-    if (f.value.get_object().contains(key_)) {
+    if (seen(key_))
       return refuse(ErrorCode::kParse, "duplicate key \"" + key_ + "\" in object", ec);
-    }
-    f.key = std::move(key_);
+    stack_.push_key(key_);
     key_.clear();
     return true;
   }
 
   bool on_string_part(json::string_view s, std::size_t, json::error_code&) {
-    string_.append(s.data(), s.size());
+    stack_.push_chars(s);
     return true;
   }
 
   bool on_string(json::string_view s, std::size_t, json::error_code& ec) {
-    string_.append(s.data(), s.size());
-    json::value v = json::string(string_);
-    string_.clear();
-    return add(std::move(v), ec);
+    if (!count(ec)) return false;
+    stack_.push_string(s);
+    return true;
   }
 
   bool on_number_part(json::string_view, json::error_code&) { return true; }
   bool on_int64(std::int64_t i, json::string_view, json::error_code& ec) {
-    return add(json::value(i), ec);
+    if (!count(ec)) return false;
+    stack_.push_int64(i);
+    return true;
   }
   bool on_uint64(std::uint64_t u, json::string_view, json::error_code& ec) {
-    return add(json::value(u), ec);
+    if (!count(ec)) return false;
+    stack_.push_uint64(u);
+    return true;
   }
   bool on_double(double d, json::string_view, json::error_code& ec) {
-    return add(json::value(d), ec);
+    if (!count(ec)) return false;
+    stack_.push_double(d);
+    return true;
   }
-  bool on_bool(bool b, json::error_code& ec) { return add(json::value(b), ec); }
-  bool on_null(json::error_code& ec) { return add(json::value(nullptr), ec); }
+  bool on_bool(bool b, json::error_code& ec) {
+    if (!count(ec)) return false;
+    stack_.push_bool(b);
+    return true;
+  }
+  bool on_null(json::error_code& ec) {
+    if (!count(ec)) return false;
+    stack_.push_null();
+    return true;
+  }
   bool on_comment_part(json::string_view, json::error_code&) { return true; }
   bool on_comment(json::string_view, json::error_code&) { return true; }
 
  private:
-  struct Frame {
-    json::value value;
-    std::string key;
+  // Objects with more keys than this look keys up in a hash set instead of comparing them all.
+  static constexpr std::size_t kLinearKeys = 32;
+
+  // The keys read so far of one open object: `key_ends_[first_key..]`, and a set of them once
+  // there are many.
+  struct ObjectKeys {
+    std::size_t first_key;
+    std::unique_ptr<std::unordered_set<std::string>> many;
   };
+
+  // Whether the innermost open object already has `key`; records it when not.
+  bool seen(const std::string& key) {
+    ObjectKeys& obj = objects_.back();
+    const std::size_t n = key_ends_.size() - obj.first_key;
+    if (obj.many) {
+      if (!obj.many->insert(key).second) return true;
+    } else {
+      std::size_t begin = obj.first_key == 0 ? 0 : key_ends_[obj.first_key - 1];
+      for (std::size_t i = obj.first_key; i < key_ends_.size(); ++i) {
+        if (std::string_view(keys_).substr(begin, key_ends_[i] - begin) == key) return true;
+        begin = key_ends_[i];
+      }
+      if (n + 1 > kLinearKeys) {
+        obj.many = std::make_unique<std::unordered_set<std::string>>();
+        begin = obj.first_key == 0 ? 0 : key_ends_[obj.first_key - 1];
+        for (std::size_t i = obj.first_key; i < key_ends_.size(); ++i) {
+          obj.many->emplace(keys_, begin, key_ends_[i] - begin);
+          begin = key_ends_[i];
+        }
+        obj.many->insert(key);
+      }
+    }
+    keys_ += key;
+    key_ends_.push_back(keys_.size());
+    return false;
+  }
 
   bool refuse(ErrorCode code, std::string message, json::error_code& ec) {
     failure = Error(code, std::move(message));
@@ -106,39 +171,12 @@ class Handler {
     return true;
   }
 
-  bool open(json::value empty, json::error_code& ec) {
-    if (!count(ec)) return false;
-    stack_.push_back(Frame{std::move(empty), {}});
-    return true;
-  }
-
-  bool close(json::error_code& ec) {
-    Frame f = std::move(stack_.back());
-    stack_.pop_back();
-    return place(std::move(f.value), ec);
-  }
-
-  bool add(json::value v, json::error_code& ec) {
-    if (!count(ec)) return false;
-    return place(std::move(v), ec);
-  }
-
-  bool place(json::value v, json::error_code&) {
-    if (stack_.empty()) {
-      root = std::move(v);
-    } else if (stack_.back().value.is_array()) {
-      stack_.back().value.get_array().push_back(std::move(v));
-    } else {
-      Frame& f = stack_.back();
-      f.value.get_object().emplace(f.key, std::move(v));
-    }
-    return true;
-  }
-
   const DecodeOptions& options_;
-  std::vector<Frame> stack_;
-  std::string key_;
-  std::string string_;
+  json::value_stack stack_;
+  std::string key_;                    ///< the key being read (parts)
+  std::string keys_;                   ///< keys of the open objects, back to back
+  std::vector<std::size_t> key_ends_;  ///< end of each key in keys_
+  std::vector<ObjectKeys> objects_;    ///< the open objects, innermost last
   std::size_t nodes_ = 0;
 };
 
