@@ -299,20 +299,20 @@ TRAINER_API trainer_status trainer_document_encode(const trainer_document* doc, 
  *  trainer_render_options_init(); fields are only ever appended. Every string is borrowed for
  *  the call and must be NUL-terminated. @since 0.1 */
 typedef struct trainer_render_options {
-  uint32_t version;     /**< TRAINER_RENDER_OPTIONS_VERSION */
-  const char* uid;      /**< TrainJob UID used in owner references [the TrainJob's own
-                             `metadata.uid`, else a fresh random version 4 UUID] */
-  const char* namespace_name; /**< namespace of namespaced inputs that have none, as
-                                   `kubectl --namespace`; an input in another namespace is
-                                   refused [inputs without one are in "default"] */
-  const char* feature_gates;  /**< upstream's `--feature-gates` syntax: comma-separated
-                                   `Name=true|false` (known: `TrainJobStatus`) [all off] */
-  const char* ssh_private_key; /**< MPI: PEM text of the ECDSA P-521 private key for the SSH
-                                    Secret [a fresh key pair] */
-  const char* now;             /**< RFC 3339 UTC time stamp used where a step needs the time
-                                    [the system clock] */
-  int32_t builtin_runtimes;    /**< non-zero: a ClusterTrainingRuntime that is not among the
-                                    inputs may be one that ships with libtrainer [0] */
+  uint32_t version;                   /**< TRAINER_RENDER_OPTIONS_VERSION */
+  const char* uid;                    /**< TrainJob UID used in owner references [the TrainJob's own
+                                           `metadata.uid`, else a fresh random version 4 UUID] */
+  const char* namespace_name;         /**< namespace of namespaced inputs that have none, as
+                                           `kubectl --namespace`; an input in another namespace is
+                                           refused [inputs without one are in "default"] */
+  const char* feature_gates;          /**< upstream's `--feature-gates` syntax: comma-separated
+                                           `Name=true|false` (known: `TrainJobStatus`) [all off] */
+  const char* ssh_private_key;        /**< MPI: PEM text of the ECDSA P-521 private key for the SSH
+                                           Secret [a fresh key pair] */
+  const char* now;                    /**< RFC 3339 UTC time stamp used where a step needs the time
+                                           [the system clock] */
+  int32_t builtin_runtimes;           /**< non-zero: a ClusterTrainingRuntime that is not among the
+                                           inputs may be one that ships with libtrainer [0] */
   const trainer_parse_options* parse; /**< limits for parsing the input [library defaults] */
 } trainer_render_options;
 
