@@ -112,6 +112,39 @@ pub const TRAINER_FORMAT_JSON: trainer_format = 0;
 pub const TRAINER_FORMAT_YAML: trainer_format = 1;
 pub const TRAINER_FORMAT_JSON_PRETTY: trainer_format = 2;
 
+// ---- Render -----------------------------------------------------------------------------------
+
+/// Options of `trainer_render`; a NULL pointer means the library default. Every string is
+/// borrowed for the call and NUL-terminated. Fields are only ever appended.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct trainer_render_options {
+    pub version: u32,
+    pub uid: *const c_char,
+    pub namespace_name: *const c_char,
+    pub feature_gates: *const c_char,
+    pub ssh_private_key: *const c_char,
+    pub now: *const c_char,
+    pub builtin_runtimes: i32,
+    pub parse: *const trainer_parse_options,
+}
+
+pub const TRAINER_RENDER_OPTIONS_VERSION: u32 = 1;
+
+impl trainer_render_options {
+    /// `TRAINER_RENDER_OPTIONS_INIT`.
+    pub const INIT: trainer_render_options = trainer_render_options {
+        version: TRAINER_RENDER_OPTIONS_VERSION,
+        uid: core::ptr::null(),
+        namespace_name: core::ptr::null(),
+        feature_gates: core::ptr::null(),
+        ssh_private_key: core::ptr::null(),
+        now: core::ptr::null(),
+        builtin_runtimes: 0,
+        parse: core::ptr::null(),
+    };
+}
+
 opaque! {
     /// An error object: code, message and field violations. Movable; owned by the caller.
     trainer_error;
@@ -121,6 +154,8 @@ opaque! {
     trainer_document;
     /// Admission warnings of one validation. Shareable; owned by the caller.
     trainer_validation;
+    /// The objects, warnings and skipped reason of one render. Shareable; owned by the caller.
+    trainer_render_result;
 }
 
 unsafe extern "C" {
@@ -182,6 +217,54 @@ unsafe extern "C" {
     ) -> *const c_char;
     pub fn trainer_document_encode(
         doc: *const trainer_document,
+        fmt: trainer_format,
+        out: *mut trainer_buffer,
+        err: *mut *mut trainer_error,
+    ) -> trainer_status;
+
+    pub fn trainer_render_options_init(
+        opts: *mut trainer_render_options,
+        version: u32,
+    ) -> trainer_status;
+    pub fn trainer_render(
+        data: *const c_char,
+        len: usize,
+        opts: *const trainer_render_options,
+        out: *mut *mut trainer_render_result,
+        err: *mut *mut trainer_error,
+    ) -> trainer_status;
+    pub fn trainer_render_result_free(result: *mut trainer_render_result);
+    pub fn trainer_render_result_count(result: *const trainer_render_result) -> usize;
+    pub fn trainer_render_result_json(
+        result: *const trainer_render_result,
+        i: usize,
+    ) -> *const c_char;
+    pub fn trainer_render_result_kind(
+        result: *const trainer_render_result,
+        i: usize,
+    ) -> *const c_char;
+    pub fn trainer_render_result_api_version(
+        result: *const trainer_render_result,
+        i: usize,
+    ) -> *const c_char;
+    pub fn trainer_render_result_name(
+        result: *const trainer_render_result,
+        i: usize,
+    ) -> *const c_char;
+    pub fn trainer_render_result_namespace(
+        result: *const trainer_render_result,
+        i: usize,
+    ) -> *const c_char;
+    pub fn trainer_render_result_warning_count(result: *const trainer_render_result) -> usize;
+    pub fn trainer_render_result_warning(
+        result: *const trainer_render_result,
+        i: usize,
+    ) -> *const c_char;
+    pub fn trainer_render_result_skipped_reason(
+        result: *const trainer_render_result,
+    ) -> *const c_char;
+    pub fn trainer_render_result_encode(
+        result: *const trainer_render_result,
         fmt: trainer_format,
         out: *mut trainer_buffer,
         err: *mut *mut trainer_error,
