@@ -118,6 +118,16 @@ void guard_void(F&& body) noexcept {
 [[nodiscard]] Result<std::vector<boost::json::value>> read_objects(
     std::string_view text, const DecodeOptions& options = {});
 
+/// `kind`, `apiVersion`, `metadata.name` and `metadata.namespace` of a JSON object ("" for each
+/// that is absent or not a string), as the C accessors hand them out.
+struct ObjectHeader {
+  std::string kind;
+  std::string api_version;
+  std::string name;
+  std::string namespace_;
+};
+[[nodiscard]] ObjectHeader object_header(const boost::json::value& object);
+
 /// Copies `text` into `out` with our allocator (NUL-terminated). Throws std::bad_alloc.
 void buffer_assign(trainer_buffer* out, std::string_view text);
 

@@ -16,14 +16,6 @@ namespace {
 
 constexpr std::string_view kDefaultNamespace = "default";
 
-std::string string_member(const boost::json::value& v, std::string_view key) {
-  const auto* obj = v.if_object();
-  if (obj == nullptr) return {};
-  const auto* member = obj->if_contains(key);
-  return (member != nullptr && member->is_string()) ? std::string(member->get_string())
-                                                    : std::string();
-}
-
 // The group part of `apiVersion` ("" for the core group, "v1").
 std::string_view api_group(std::string_view api_version) {
   const auto slash = api_version.find('/');
@@ -42,9 +34,9 @@ void take(trainer_document& doc, Decoded<T>&& decoded) {
 
 // One parsed document: the Trainer kinds are decoded to the typed model, the rest kept as JSON.
 Result<void> make_document(boost::json::value value, trainer_document& doc) {
-  const std::string kind = string_member(value, "kind");
-  const std::string api_version = string_member(value, "apiVersion");
-  const bool trainer_group = api_group(api_version) == kGroup;
+  const ObjectHeader header = object_header(value);
+  const std::string& kind = header.kind;
+  const bool trainer_group = api_group(header.api_version) == kGroup;
   if (trainer_group && kind == kTrainJobKind) {
     auto decoded = decode_train_job(value);
     if (!decoded) return tl::unexpected(std::move(decoded).error());
@@ -130,13 +122,11 @@ void trainer_document::refresh_header() {
       [this](const auto& obj) {
         using T = std::decay_t<decltype(obj)>;
         if constexpr (std::is_same_v<T, boost::json::value>) {
-          kind = trainer::capi::string_member(obj, "kind");
-          api_version = trainer::capi::string_member(obj, "apiVersion");
-          const auto* o = obj.if_object();
-          const auto* meta = o != nullptr ? o->if_contains("metadata") : nullptr;
-          name = meta != nullptr ? trainer::capi::string_member(*meta, "name") : std::string();
-          namespace_ =
-              meta != nullptr ? trainer::capi::string_member(*meta, "namespace") : std::string();
+          auto header = trainer::capi::object_header(obj);
+          kind = std::move(header.kind);
+          api_version = std::move(header.api_version);
+          name = std::move(header.name);
+          namespace_ = std::move(header.namespace_);
         } else {
           kind = obj.kind;
           api_version = obj.api_version;

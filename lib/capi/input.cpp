@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Text inputs of the C ABI: parse limits from trainer_parse_options, and object streams in
-// which a `v1` List stands for its items.
+// Inputs of the C ABI: parse limits from trainer_parse_options, object streams in which a `v1`
+// List stands for its items, and the header fields of an object.
 #include "capi/capi.hpp"
 #include "framework/json_path.hpp"
 
@@ -18,6 +18,19 @@ std::optional<std::string> apply_parse_options(const trainer_parse_options* opts
   if (opts->max_nodes != 0) out.max_nodes = opts->max_nodes;
   if (opts->max_aliases != 0) out.max_aliases = opts->max_aliases;
   return std::nullopt;
+}
+
+ObjectHeader object_header(const boost::json::value& object) {
+  ObjectHeader out;
+  const auto* obj = object.if_object();
+  if (obj == nullptr) return out;
+  out.kind = detail::find_string(*obj, "kind").value_or("");
+  out.api_version = detail::find_string(*obj, "apiVersion").value_or("");
+  if (const auto* meta = detail::find_object(*obj, {"metadata"})) {
+    out.name = detail::find_string(*meta, "name").value_or("");
+    out.namespace_ = detail::find_string(*meta, "namespace").value_or("");
+  }
+  return out;
 }
 
 Result<std::vector<boost::json::value>> read_objects(std::string_view text,

@@ -15,11 +15,8 @@
 #include <vector>
 
 struct trainer_render_object {
-  std::string json;
-  std::string kind;
-  std::string api_version;
-  std::string name;
-  std::string namespace_;
+  std::string json;  ///< compact JSON
+  trainer::capi::ObjectHeader header;
 };
 
 struct trainer_render_result {
@@ -37,22 +34,8 @@ using trainer::capi::guard_value;
 using trainer::capi::guard_void;
 using trainer::capi::set_error;
 
-std::string string_or_empty(const json::object& obj, std::string_view key) {
-  return std::string(trainer::detail::find_string(obj, key).value_or(""));
-}
-
 trainer_render_object describe(const json::value& object) {
-  trainer_render_object out;
-  out.json = trainer::encode_json(object);
-  if (const auto* obj = object.if_object()) {
-    out.kind = string_or_empty(*obj, "kind");
-    out.api_version = string_or_empty(*obj, "apiVersion");
-    if (const auto* meta = trainer::detail::find_object(*obj, {"metadata"})) {
-      out.name = string_or_empty(*meta, "name");
-      out.namespace_ = string_or_empty(*meta, "namespace");
-    }
-  }
-  return out;
+  return trainer_render_object{trainer::encode_json(object), trainer::capi::object_header(object)};
 }
 
 bool nonempty(const char* s) {
@@ -175,12 +158,12 @@ size_t trainer_render_result_count(const trainer_render_result* result) {
 
 namespace {
 
-// Field `member` of object `i`, or NULL when `result` is NULL or `i` out of range.
-const char* object_field(const trainer_render_result* result, size_t i,
-                         std::string trainer_render_object::*member) {
+// Field `member` of the header of object `i`, or NULL when `result` is NULL or `i` out of range.
+const char* header_field(const trainer_render_result* result, size_t i,
+                         std::string trainer::capi::ObjectHeader::*member) {
   return guard_value<const char*>(nullptr, [&]() -> const char* {
     if (result == nullptr || i >= result->texts.size()) return nullptr;
-    return (result->texts[i].*member).c_str();
+    return (result->texts[i].header.*member).c_str();
   });
 }
 
@@ -189,23 +172,26 @@ const char* object_field(const trainer_render_result* result, size_t i,
 extern "C" {
 
 const char* trainer_render_result_json(const trainer_render_result* result, size_t i) {
-  return object_field(result, i, &trainer_render_object::json);
+  return guard_value<const char*>(nullptr, [&]() -> const char* {
+    if (result == nullptr || i >= result->texts.size()) return nullptr;
+    return result->texts[i].json.c_str();
+  });
 }
 
 const char* trainer_render_result_kind(const trainer_render_result* result, size_t i) {
-  return object_field(result, i, &trainer_render_object::kind);
+  return header_field(result, i, &trainer::capi::ObjectHeader::kind);
 }
 
 const char* trainer_render_result_api_version(const trainer_render_result* result, size_t i) {
-  return object_field(result, i, &trainer_render_object::api_version);
+  return header_field(result, i, &trainer::capi::ObjectHeader::api_version);
 }
 
 const char* trainer_render_result_name(const trainer_render_result* result, size_t i) {
-  return object_field(result, i, &trainer_render_object::name);
+  return header_field(result, i, &trainer::capi::ObjectHeader::name);
 }
 
 const char* trainer_render_result_namespace(const trainer_render_result* result, size_t i) {
-  return object_field(result, i, &trainer_render_object::namespace_);
+  return header_field(result, i, &trainer::capi::ObjectHeader::namespace_);
 }
 
 size_t trainer_render_result_warning_count(const trainer_render_result* result) {
