@@ -164,6 +164,21 @@ struct ParseOptions {
   std::size_t max_aliases = 0;
 };
 
+namespace detail {
+
+/// `options` as the C struct.
+[[nodiscard]] inline trainer_parse_options c_parse_options(const ParseOptions& options) noexcept {
+  trainer_parse_options opts = TRAINER_PARSE_OPTIONS_INIT;
+  opts.max_document_bytes = options.max_document_bytes;
+  opts.max_depth = options.max_depth;
+  opts.max_documents = options.max_documents;
+  opts.max_nodes = options.max_nodes;
+  opts.max_aliases = options.max_aliases;
+  return opts;
+}
+
+}  // namespace detail
+
 /// What Document::validate() found. `error` is set when the document is rejected
 /// (ErrorCode::kInvalid, with every field error); warnings are reported either way.
 struct Validation {
@@ -240,12 +255,7 @@ class DocumentList {
   /// Parses `text` (trainer_documents_parse).
   [[nodiscard]] static Result<DocumentList> parse(std::string_view text,
                                                   const ParseOptions& options = {}) {
-    trainer_parse_options opts = TRAINER_PARSE_OPTIONS_INIT;
-    opts.max_document_bytes = options.max_document_bytes;
-    opts.max_depth = options.max_depth;
-    opts.max_documents = options.max_documents;
-    opts.max_nodes = options.max_nodes;
-    opts.max_aliases = options.max_aliases;
+    const trainer_parse_options opts = detail::c_parse_options(options);
     trainer_document_list* list = nullptr;
     trainer_error* err = nullptr;
     const trainer_status status =
@@ -390,12 +400,7 @@ class RenderResult {
 [[nodiscard]] inline Result<RenderResult> render(std::string_view text,
                                                  const RenderOptions& options = {}) {
   const auto c_str = [](const std::string& s) { return s.empty() ? nullptr : s.c_str(); };
-  trainer_parse_options parse = TRAINER_PARSE_OPTIONS_INIT;
-  parse.max_document_bytes = options.parse.max_document_bytes;
-  parse.max_depth = options.parse.max_depth;
-  parse.max_documents = options.parse.max_documents;
-  parse.max_nodes = options.parse.max_nodes;
-  parse.max_aliases = options.parse.max_aliases;
+  const trainer_parse_options parse = detail::c_parse_options(options.parse);
   trainer_render_options opts = TRAINER_RENDER_OPTIONS_INIT;
   opts.uid = c_str(options.uid);
   opts.namespace_name = c_str(options.namespace_);

@@ -23,6 +23,25 @@ type ParseOptions struct {
 	MaxAliases       int // alias (*name) references in the stream [10000]
 }
 
+// toC returns the limits as the C struct; negative limits are refused.
+func (o *ParseOptions) toC() (C.trainer_parse_options, error) {
+	var c C.trainer_parse_options
+	if st := C.trainer_parse_options_init(&c, C.TRAINER_PARSE_OPTIONS_VERSION); st != C.TRAINER_OK {
+		return c, &Error{Code: Code(st), Message: "trainer_parse_options_init failed"}
+	}
+	for _, v := range []int{o.MaxDocumentBytes, o.MaxDepth, o.MaxDocuments, o.MaxNodes, o.MaxAliases} {
+		if v < 0 {
+			return c, &Error{Code: CodeInvalidArgument, Message: "ParseOptions limits must not be negative"}
+		}
+	}
+	c.max_document_bytes = C.size_t(o.MaxDocumentBytes)
+	c.max_depth = C.size_t(o.MaxDepth)
+	c.max_documents = C.size_t(o.MaxDocuments)
+	c.max_nodes = C.size_t(o.MaxNodes)
+	c.max_aliases = C.size_t(o.MaxAliases)
+	return c, nil
+}
+
 // Format selects the text Document.Encode writes.
 type Format int
 
@@ -59,19 +78,10 @@ func ParseDocuments(data []byte, opts *ParseOptions) (*DocumentList, error) {
 	var copts C.trainer_parse_options
 	var poptions *C.trainer_parse_options
 	if opts != nil {
-		if st := C.trainer_parse_options_init(&copts, C.TRAINER_PARSE_OPTIONS_VERSION); st != C.TRAINER_OK {
-			return nil, &Error{Code: Code(st), Message: "trainer_parse_options_init failed"}
+		var err error
+		if copts, err = opts.toC(); err != nil {
+			return nil, err
 		}
-		for _, v := range []int{opts.MaxDocumentBytes, opts.MaxDepth, opts.MaxDocuments, opts.MaxNodes, opts.MaxAliases} {
-			if v < 0 {
-				return nil, &Error{Code: CodeInvalidArgument, Message: "ParseOptions limits must not be negative"}
-			}
-		}
-		copts.max_document_bytes = C.size_t(opts.MaxDocumentBytes)
-		copts.max_depth = C.size_t(opts.MaxDepth)
-		copts.max_documents = C.size_t(opts.MaxDocuments)
-		copts.max_nodes = C.size_t(opts.MaxNodes)
-		copts.max_aliases = C.size_t(opts.MaxAliases)
 		poptions = &copts
 	}
 	p, n := bytesArg(data)

@@ -70,10 +70,11 @@ func Render(input []byte, opts *RenderOptions) (*RenderResult, error) {
 	if st := C.trainer_render_options_init(&copts, C.TRAINER_RENDER_OPTIONS_VERSION); st != C.TRAINER_OK {
 		return nil, &Error{Code: Code(st), Message: "trainer_render_options_init failed"}
 	}
-	var strs []*C.char
+	// copts is Go memory handed to C: by cgo's pointer rules it may point only to C memory.
+	var cmem []unsafe.Pointer
 	defer func() {
-		for _, s := range strs {
-			C.free(unsafe.Pointer(s))
+		for _, p := range cmem {
+			C.free(p)
 		}
 	}()
 	cstr := func(s string) (*C.char, error) {
@@ -86,10 +87,9 @@ func Render(input []byte, opts *RenderOptions) (*RenderResult, error) {
 			}
 		}
 		p := C.CString(s)
-		strs = append(strs, p)
+		cmem = append(cmem, unsafe.Pointer(p))
 		return p, nil
 	}
-	var copt C.trainer_parse_options
 	if opts != nil {
 		var err error
 		fields := []struct {
@@ -109,22 +109,13 @@ func Render(input []byte, opts *RenderOptions) (*RenderResult, error) {
 			copts.builtin_runtimes = 1
 		}
 		if opts.Parse != nil {
-			if st := C.trainer_parse_options_init(&copt, C.TRAINER_PARSE_OPTIONS_VERSION); st != C.TRAINER_OK {
-				return nil, &Error{Code: Code(st), Message: "trainer_parse_options_init failed"}
+			limits, err := opts.Parse.toC()
+			if err != nil {
+				return nil, err
 			}
-			for _, v := range []int{opts.Parse.MaxDocumentBytes, opts.Parse.MaxDepth, opts.Parse.MaxDocuments, opts.Parse.MaxNodes, opts.Parse.MaxAliases} {
-				if v < 0 {
-					return nil, &Error{Code: CodeInvalidArgument, Message: "ParseOptions limits must not be negative"}
-				}
-			}
-			copt.max_document_bytes = C.size_t(opts.Parse.MaxDocumentBytes)
-			copt.max_depth = C.size_t(opts.Parse.MaxDepth)
-			copt.max_documents = C.size_t(opts.Parse.MaxDocuments)
-			copt.max_nodes = C.size_t(opts.Parse.MaxNodes)
-			copt.max_aliases = C.size_t(opts.Parse.MaxAliases)
-			copts.parse = (*C.trainer_parse_options)(C.malloc(C.size_t(unsafe.Sizeof(copt))))
-			*copts.parse = copt
-			strs = append(strs, (*C.char)(unsafe.Pointer(copts.parse)))
+			copts.parse = (*C.trainer_parse_options)(C.malloc(C.size_t(unsafe.Sizeof(limits))))
+			cmem = append(cmem, unsafe.Pointer(copts.parse))
+			*copts.parse = limits
 		}
 	}
 	p, n := bytesArg(input)
