@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # trainerctl's command-line contract: exit codes, stdout/stderr contents, warnings, error lines.
-# Usage: cli_test.sh <trainerctl> <source-dir>
+# Usage: cli_test.sh <trainerctl> <source-dir> [<trainer-pod>]
 set -uo pipefail
-ctl=$1 src=$2
+ctl=$1 src=$2 pod_helper=${3:-}
 ex=$src/examples/torch-distributed
 data=$src/tests/cli/data
 tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
@@ -55,8 +55,8 @@ run 0 list-roundtrip -- validate -f "$tmp/list.json"
 run 0 stdin -- validate -f - <"$ex/trainjob.yaml"
 
 run 2 no-files -- validate && has no-files "$err" "at least one -f FILE"
-run 2 bad-flag -- validate -f "$ex/trainjob.yaml" --bogus && has bad-flag "$err" 'unexpected argument "--bogus"'
-run 2 bad-output -- validate -f "$ex/trainjob.yaml" -o xml && has bad-output "$err" "-o must be yaml or json"
+run 2 bad-flag -- validate -f "$ex/trainjob.yaml" --bogus && has bad-flag "$err" 'unknown flag: --bogus'
+run 2 bad-output -- validate -f "$ex/trainjob.yaml" -o xml && has bad-output "$err" 'invalid argument "xml" for "-o, --output" flag: must be yaml or json'
 run 1 missing-file -- validate -f "$tmp/nope.yaml" && has missing-file "$err" "nope.yaml: cannot open"
 run 1 broken-yaml -- validate -f "$data/broken.yaml" && has broken-yaml "$err" "broken.yaml"
 
@@ -137,6 +137,109 @@ run 0 render-gate-off -- render -f "$gate_case/preconditions.yaml" -f "$gate_cas
   [[ $out != *KUBEFLOW_TRAINER_SERVER_URL* ]] || { echo "FAIL render-gate-off: status server env without the gate"; failures=$((failures + 1)); }
 }
 run 2 render-bad-gate -- render -f "$ex/trainjob.yaml" --feature-gates Nope=true && has render-bad-gate "$err" 'unrecognized feature gate "Nope"'
+
+# --- The argument parser (tools/trainerctl/flags.hpp): kubectl's (pflag's) syntax everywhere. ---
+both=(-f "$ex/runtime.yaml" -f "$ex/trainjob.yaml")
+# --flag=value and the shorthand forms, on every command that takes a value flag.
+run 0 eq-validate -- validate --filename="$ex/runtime.yaml" -f="$ex/trainjob.yaml" --output=json && has eq-validate "$out" '"kind": "List"'
+run 0 eq-validate-fvalue -- validate "-f$ex/runtime.yaml" -f "$ex/trainjob.yaml" -oyaml && has eq-validate-fvalue "$out" "kind: TrainJob"
+run 0 eq-validate-o -- validate "${both[@]}" -o=json && has eq-validate-o "$out" '"kind": "List"'
+run 0 comma-list -- validate --filename="$ex/runtime.yaml,$ex/trainjob.yaml" -o json && {
+  has comma-list "$out" '"kind": "ClusterTrainingRuntime"'
+  has comma-list "$out" '"kind": "TrainJob"'
+}
+run 0 eq-render -- render --filename="$ex/runtime.yaml" --filename "$ex/trainjob.yaml" --uid="$uid" --output=json && {
+  has eq-render "$out" "\"uid\": \"$uid\""
+  has eq-render "$out" '"kind": "JobSet"'
+}
+run 0 eq-render-namespace -- render -f "$ex/runtime.yaml" -f - --namespace=team-b < <(sed '/namespace: default/d' "$ex/trainjob.yaml") && has eq-render-namespace "$out" "namespace: team-b"
+run 0 eq-render-n -- render -f "$ex/runtime.yaml" -f - -n=team-c < <(sed '/namespace: default/d' "$ex/trainjob.yaml") && has eq-render-n "$out" "namespace: team-c"
+run 0 eq-render-key -- render -f "$src/examples/ddp/trainjob.yaml" --builtin-runtimes --ssh-private-key="$tmp/keys/ssh-privatekey" -o json && {
+  has eq-render-key "$out" "$(base64 -w0 <"$tmp/keys/ssh-publickey")"
+}
+run 0 eq-render-gates -- render -f "$gate_case/preconditions.yaml" -f "$gate_case/runtime.yaml" -f "$gate_case/trainjob.yaml" --feature-gates=TrainJobStatus=true && has eq-render-gates "$out" "KUBEFLOW_TRAINER_SERVER_URL"
+run 0 repeated-gates -- render -f "$gate_case/preconditions.yaml" -f "$gate_case/runtime.yaml" -f "$gate_case/trainjob.yaml" --feature-gates TrainJobStatus=false --feature-gates=TrainJobStatus=true && has repeated-gates "$out" "KUBEFLOW_TRAINER_SERVER_URL"
+run 0 eq-keygen -- keygen --output-dir="$tmp/keys2" && [[ -s $tmp/keys2/ssh-privatekey ]] || { echo "FAIL eq-keygen: no key in $tmp/keys2"; failures=$((failures + 1)); }
+run 0 eq-keygen-o -- keygen -o="$tmp/keys3" && [[ -s $tmp/keys3/ssh-publickey ]] || { echo "FAIL eq-keygen-o: no key in $tmp/keys3"; failures=$((failures + 1)); }
+run 2 keygen-empty -- keygen --output-dir= && has keygen-empty "$err" "-o needs a directory"
+run 2 eq-run-isolation -- run -f "$data/echo-job.yaml" --isolation=bogus && has eq-run-isolation "$err" 'invalid argument "bogus" for "--isolation" flag: must be auto, namespaces or host'
+run 1 eq-run-helper -- run -f "$data/echo-job.yaml" --isolation=host --run-dir="$tmp/run-nohelper" --pod-helper="$tmp/no-such-helper" && has eq-run-helper "$err" "$tmp/no-such-helper"
+mkdir -p "$tmp/run-exists" && touch "$tmp/run-exists/state.json"
+run 1 eq-run-dir -- run -f "$data/echo-job.yaml" --isolation=host --run-dir="$tmp/run-exists" && has eq-run-dir "$err" "$tmp/run-exists"
+if [[ -n $pod_helper ]]; then
+  # A real local run with every value flag in its = form; status and logs read it back.
+  if run 0 eq-run -- run --filename="$data/echo-job.yaml" --namespace=team-cli --isolation=host --run-dir="$tmp/run" --uid="$uid" --pod-helper="$pod_helper"; then
+    has eq-run "$out" "[node-0-0] hello-from-echo"
+    run 0 eq-status -- status "$tmp/run" --output=json && {
+      has eq-status "$out" '"namespace":"team-cli"'
+      has eq-status "$out" '"phase":"Complete"'
+    }
+    run 0 eq-status-o -- status -o=json "$tmp/run" && has eq-status-o "$out" '"phase":"Complete"'
+    run 2 status-bad-output -- status "$tmp/run" --output=yaml && has status-bad-output "$err" 'must be json'
+    run 0 logs-dashdash -- logs -- "$tmp/run" node-0-0 && has logs-dashdash "$out" "hello-from-echo"
+  fi
+fi
+# Boolean flags: --x, --x=true|false (Go's ParseBool spellings), never a separate value word.
+run 0 bool-true -- render -f "$ex/trainjob.yaml" --builtin-runtimes=true && has bool-true "$out" "kind: JobSet"
+run 0 bool-True -- render -f "$ex/trainjob.yaml" --builtin-runtimes=True && has bool-True "$out" "kind: JobSet"
+run 0 bool-1 -- render -f "$ex/trainjob.yaml" --builtin-runtimes=1 && has bool-1 "$out" "kind: JobSet"
+run 1 bool-false -- render -f "$ex/trainjob.yaml" --builtin-runtimes=false && empty bool-false-out "$out"
+run 1 bool-last-wins -- render -f "$ex/trainjob.yaml" --builtin-runtimes --builtin-runtimes=false
+run 2 bool-bad -- render -f "$ex/trainjob.yaml" --builtin-runtimes=yes && has bool-bad "$err" 'invalid argument "yes" for "--builtin-runtimes" flag: must be true or false'
+run 2 bool-no-word -- render -f "$ex/trainjob.yaml" --builtin-runtimes false && has bool-no-word "$err" 'unexpected argument "false"'
+# Flags may follow or precede positional arguments; `--` ends the flags; a lone - is stdin.
+run 0 interspersed -- runtimes torch-distributed && has interspersed "$out" "name: torch-distributed"
+run 1 dashdash -- runtimes -- --help && has dashdash "$err" 'no built-in runtime "--help"'
+run 0 stdin-eq -- validate --filename=- <"$ex/trainjob.yaml"
+run 2 dashdash-validate -- validate -- -f "$ex/trainjob.yaml" && has dashdash-validate "$err" 'at least one -f FILE is required'
+# Missing values, unknown flags and extra arguments: exit 2 with the reason.
+run 2 missing-value -- render -f && has missing-value "$err" "flag needs an argument: 'f' in -f"
+run 2 missing-value-long -- render -f "$ex/trainjob.yaml" --uid && has missing-value-long "$err" "flag needs an argument: --uid"
+run 2 missing-value-run -- run -f "$data/echo-job.yaml" --run-dir && has missing-value-run "$err" "flag needs an argument: --run-dir"
+run 2 unknown-short -- render -f "$ex/trainjob.yaml" -x && has unknown-short "$err" "unknown shorthand flag: 'x' in -x"
+run 2 extra-positional -- validate -f "$ex/trainjob.yaml" extra.yaml && has extra-positional "$err" 'unexpected argument "extra.yaml"'
+run 2 status-no-dir -- status && has status-no-dir "$err" "RUN_DIR is required"
+run 2 logs-three -- logs a b c && has logs-three "$err" 'unexpected argument "c"'
+run 2 bad-syntax -- validate ---f x && has bad-syntax "$err" "bad flag syntax: ---f"
+has usage-hint "$err" "See 'trainerctl validate --help' for usage."
+# Typos: cobra's suggestion for commands (distance <= 2 or a prefix), the same for flags.
+run 2 typo-command -- rendr -f x && {
+  has typo-command "$err" 'error: unknown command "rendr" for "trainerctl"'
+  has typo-command "$err" "$(printf 'Did you mean this?\n\trender\n')"
+}
+run 2 prefix-command -- val && has prefix-command "$err" "$(printf '\tvalidate')"
+run 2 typo-none -- frobnicate && [[ $err != *"Did you mean"* ]] || { echo "FAIL typo-none: suggested for frobnicate: $err"; failures=$((failures + 1)); }
+run 2 typo-flag -- render -f "$ex/trainjob.yaml" --buitin-runtimes && {
+  has typo-flag "$err" "unknown flag: --buitin-runtimes"
+  has typo-flag "$err" "$(printf 'Did you mean this?\n\t--builtin-runtimes')"
+}
+run 2 prefix-flag -- validate --file "$ex/trainjob.yaml" && has prefix-flag "$err" "$(printf '\t--filename')"
+run 2 single-dash-long -- render -f "$ex/trainjob.yaml" -uid x && {
+  has single-dash-long "$err" "unknown shorthand flag: 'u' in -uid"
+  has single-dash-long "$err" "$(printf '\t--uid')"
+}
+# Per-command --help (and -h, and `help COMMAND`), generated from the same flag table.
+for cmd in version validate render run status logs runtimes keygen; do
+  run 0 "help-$cmd" -- "$cmd" --help && {
+    has "help-$cmd" "$out" "usage: trainerctl $cmd"
+    has "help-$cmd" "$out" "-h, --help"
+    empty "help-$cmd-err" "$err"
+  }
+  run 0 "h-$cmd" -- "$cmd" -h && has "h-$cmd" "$out" "usage: trainerctl $cmd"
+done
+run 0 help-render-flags -- render --help && {
+  for flag in "-f, --filename FILE" "--uid UID" "-n, --namespace NS" "--ssh-private-key FILE" "--builtin-runtimes" "--feature-gates NAME=BOOL,..." "-o, --output yaml|json"; do
+    has help-render-flags "$out" "$flag"
+  done
+}
+run 0 help-run-flags -- run --help && {
+  for flag in "--run-dir DIR" "--isolation auto|namespaces|host" "--pod-helper PATH" "(default: auto)"; do
+    has help-run-flags "$out" "$flag"
+  done
+}
+run 0 help-command -- help status && has help-command "$out" "usage: trainerctl status RUN_DIR [-o json]"
+run 0 help-top -- --help && has help-top "$out" "keygen"
+run 2 help-unknown -- help rendr && has help-unknown "$err" "$(printf '\trender')"
 
 if ((failures)); then echo "cli_test: $failures failure(s)"; exit 1; fi
 echo "cli_test: all passed"

@@ -22,15 +22,6 @@
 namespace trainerctl {
 namespace {
 
-constexpr std::string_view kUsage =
-    "usage: trainerctl keygen [-o DIR]\n"
-    "  Generates an ECDSA P-521 key pair for MPI jobs, in the format of the\n"
-    "  <job>-mpi-ssh-auth Secret: DIR/ssh-privatekey (PEM \"EC PRIVATE KEY\", mode 0600) and\n"
-    "  DIR/ssh-publickey (OpenSSH authorized_keys line). DIR defaults to the current\n"
-    "  directory and is created when missing; existing files are not overwritten. Use the private "
-    "key with\n"
-    "  `trainerctl render --ssh-private-key DIR/ssh-privatekey`.\n";
-
 // A file this command created, removed again unless committed.
 class NewFile {
  public:
@@ -81,24 +72,11 @@ class NewFile {
   bool committed_ = false;
 };
 
-}  // namespace
-
-int cmd_keygen(const Args& args) {
-  std::string dir = ".";
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const auto& a = args[i];
-    if ((a == "-o" || a == "--output-dir") && i + 1 < args.size()) {
-      dir = args[++i];
-    } else if (a == "-h" || a == "--help") {
-      std::fputs(kUsage.data(), stdout);
-      return kExitOk;
-    } else {
-      std::fprintf(stderr, "error: unexpected argument \"%s\"\n%s", a.c_str(), kUsage.data());
-      return kExitUsage;
-    }
-  }
+int run_keygen(const Parsed& args) {
+  const std::string dir = args.value("output-dir");
   if (dir.empty()) {
-    std::fprintf(stderr, "error: -o needs a directory\n%s", kUsage.data());
+    std::fprintf(stderr,
+                 "error: -o needs a directory\nSee 'trainerctl keygen --help' for usage.\n");
     return kExitUsage;
   }
 
@@ -139,6 +117,27 @@ int cmd_keygen(const Args& args) {
   std::printf("private key: %s\npublic key:  %s\nfingerprint: %s (ECDSA P-521)\n",
               private_key.path().c_str(), public_key.path().c_str(), fingerprint->c_str());
   return kExitOk;
+}
+
+}  // namespace
+
+const Command& keygen_command() {
+  static const Command command{
+      "keygen",
+      "write an MPI SSH key pair (ssh-privatekey, ssh-publickey)",
+      "Generates an ECDSA P-521 key pair for MPI jobs, in the format of the <job>-mpi-ssh-auth\n"
+      "Secret: DIR/ssh-privatekey (PEM \"EC PRIVATE KEY\", mode 0600) and DIR/ssh-publickey\n"
+      "(OpenSSH authorized_keys line). Existing files are not overwritten. Use the private key\n"
+      "with `trainerctl render --ssh-private-key DIR/ssh-privatekey`.",
+      {},
+      {{"output-dir",
+        'o',
+        "DIR",
+        "where the key files go; created (mode 0700) when missing",
+        {},
+        "."}},
+      run_keygen};
+  return command;
 }
 
 }  // namespace trainerctl

@@ -12,27 +12,19 @@
 
 #include <chrono>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <ctime>
 #include <mutex>
 #include <string_view>
 
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/signalfd.h>
 #include <unistd.h>
 
 namespace trainerctl {
 namespace {
-
-constexpr std::string_view kUsage =
-    "usage: trainerctl run -f FILE [-f FILE ...] [--run-dir DIR] [--namespace NS] [--uid UID]\n"
-    "                      [--isolation auto|namespaces|host] [--pod-helper PATH]\n"
-    "  Renders the one TrainJob among the inputs (as `trainerctl render` does) and runs it on\n"
-    "  this machine: one process per pod, the host's programs (images are not pulled).\n"
-    "  --run-dir     the run folder (default: ./trainer-runs/<trainjob>-<time>); must be new\n"
-    "  --isolation   auto (default: namespaces when root), namespaces, or host (no namespaces;\n"
-    "                pod hostnames become 127.0.0.1)\n"
-    "  --pod-helper  the trainer-pod helper (default: beside trainerctl or the build tree's)\n"
-    "  Exit status: 0 Complete, 1 Failed (or the inputs were rejected), 3 Suspended (nothing\n"
-    "  ran). SIGINT/SIGTERM stop every pod (grace period, then SIGKILL); the run ends Failed.\n";
 
 constexpr int kExitSuspended = 3;
 
@@ -105,56 +97,23 @@ void print_final(const boost::json::value& status) {
   std::fprintf(stderr, "run folder: %s\n", o.at("runDir").as_string().c_str());
 }
 
-}  // namespace
-
-int cmd_run(const Args& args) {
-  std::vector<std::string> files;
-  std::string run_dir, uid, ns, isolation = "auto", helper;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const auto& a = args[i];
-    const bool has_value = i + 1 < args.size();
-    if ((a == "-f" || a == "--filename") && has_value) {
-      files.push_back(args[++i]);
-    } else if (a == "--run-dir" && has_value) {
-      run_dir = args[++i];
-    } else if (a == "--uid" && has_value) {
-      uid = args[++i];
-    } else if ((a == "--namespace" || a == "-n") && has_value) {
-      ns = args[++i];
-    } else if (a == "--isolation" && has_value) {
-      isolation = args[++i];
-    } else if (a == "--pod-helper" && has_value) {
-      helper = args[++i];
-    } else if (a == "-h" || a == "--help") {
-      std::fputs(kUsage.data(), stdout);
-      return kExitOk;
-    } else {
-      std::fprintf(stderr, "error: unexpected argument \"%s\"\n%s", a.c_str(), kUsage.data());
-      return kExitUsage;
-    }
-  }
-  if (files.empty()) {
-    std::fprintf(stderr, "error: at least one -f FILE is required\n%s", kUsage.data());
-    return kExitUsage;
-  }
+int run_run(const Parsed& args) {
+  const std::string run_dir = args.value("run-dir");
+  const std::string isolation = args.value("isolation");
   trainer::local::ExecutorOptions options;
   if (isolation == "auto") {
     options.isolation = trainer::local::Isolation::kAuto;
   } else if (isolation == "namespaces") {
     options.isolation = trainer::local::Isolation::kNamespaces;
-  } else if (isolation == "host") {
+  } else {  // "host": the flag table admits nothing else
     options.isolation = trainer::local::Isolation::kHost;
-  } else {
-    std::fprintf(stderr, "error: --isolation must be auto, namespaces or host, not \"%s\"\n",
-                 isolation.c_str());
-    return kExitUsage;
   }
 
-  auto docs = read_documents(files);
+  auto docs = read_documents(args.values("filename"));
   if (!docs) return report_error(docs.error());
-  const auto ctx = make_render_context(uid, std::nullopt);
+  const auto ctx = make_render_context(args.value("uid"), std::nullopt);
   trainer::RenderDocumentsOptions render_options;
-  render_options.namespace_ = ns;
+  render_options.namespace_ = args.value("namespace");
   render_options.on_warning = print_warning;
   // The runtimes upstream installs by default ship with libtrainer; an input runtime wins.
   render_options.builtin_runtimes = true;
@@ -174,33 +133,46 @@ int cmd_run(const Args& args) {
 
   Console console;
   options.run_dir = run_dir.empty() ? default_run_dir(*docs) : run_dir;
-  options.pod_helper = helper;
+  options.pod_helper = args.value("pod-helper");
   options.on_log = [&console](const trainer::local::LogLine& l) { console.line(l); };
   options.on_warning = print_warning;
-  options.on_status = [&console](const boost::json::value& s) {
+  // The supervisor's final status (`finished`) wakes the loop below at once.
+  const int finished_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  options.on_status = [&console, finished_fd](const boost::json::value& s) {
     console.status(trainer::local::summary_line(s));
+    const auto* finished = s.as_object().if_contains("finished");
+    if (finished != nullptr && finished->is_bool() && finished->get_bool() && finished_fd >= 0) {
+      const std::uint64_t one = 1;
+      (void)!write(finished_fd, &one, sizeof one);
+    }
   };
 
-  // Blocked before the executor's thread exists, so only sigtimedwait below sees them.
+  // Blocked before the executor's thread exists, so only the signalfd below sees them.
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  const int signal_fd = signalfd(-1, &signals, SFD_CLOEXEC | SFD_NONBLOCK);
 
   auto executor = trainer::local::Executor::start(objects, std::move(options));
   if (!executor) return report_error(executor.error());
   auto& exec = **executor;
-  const timespec tick{1, 0};
   for (;;) {
     if (exec.status().as_object().at("finished").as_bool()) break;
-    const int sig = sigtimedwait(&signals, nullptr, &tick);
-    if (sig == SIGINT || sig == SIGTERM) {
-      console.status("stopping every pod (signal " + std::to_string(sig) + ")");
+    // A tick of one second refreshes the status line's elapsed time.
+    pollfd fds[] = {{signal_fd, POLLIN, 0}, {finished_fd, POLLIN, 0}};
+    (void)poll(fds, 2, 1000);
+    signalfd_siginfo si{};
+    if (signal_fd >= 0 && read(signal_fd, &si, sizeof si) == sizeof si) {
+      console.status("stopping every pod (signal " + std::to_string(si.ssi_signo) + ")");
       exec.cancel();
     } else {
       console.status(trainer::local::summary_line(exec.status()));
     }
+  }
+  for (const int fd : {signal_fd, finished_fd}) {
+    if (fd >= 0) close(fd);
   }
   console.done();
   const auto status = exec.status();
@@ -210,6 +182,35 @@ int cmd_run(const Args& args) {
     case trainer::local::Phase::kSuspended: return kExitSuspended;
     default: return kExitFailed;
   }
+}
+
+}  // namespace
+
+const Command& run_command() {
+  static const Command command{
+      "run",
+      "render a TrainJob and run it on this machine (docs/local.md)",
+      "Renders the one TrainJob among the inputs (as `trainerctl render --builtin-runtimes`\n"
+      "does) and runs it on this machine: one process per pod, the host's programs (images are\n"
+      "not pulled). Exit status: 0 Complete, 1 Failed (or the inputs were rejected), 3 Suspended\n"
+      "(nothing ran). SIGINT/SIGTERM stop every pod (grace period, then SIGKILL); the run ends\n"
+      "Failed.",
+      {},
+      {kFilenameFlag,
+       {"run-dir", '\0', "DIR",
+        "the run folder (default: ./trainer-runs/<trainjob>-<time>); must be new"},
+       kNamespaceFlag,
+       {"uid", '\0', "UID", "TrainJob UID (default: a random UUID)"},
+       {"isolation",
+        '\0',
+        "auto|namespaces|host",
+        "auto: namespaces when root; host: no namespaces, pod hostnames become 127.0.0.1",
+        {"auto", "namespaces", "host"},
+        "auto"},
+       {"pod-helper", '\0', "PATH",
+        "the trainer-pod helper (default: beside trainerctl or the build tree's)"}},
+      run_run};
+  return command;
 }
 
 }  // namespace trainerctl

@@ -8,42 +8,14 @@
 #include <boost/json.hpp>
 
 #include <cstdio>
-#include <string_view>
+#include <string>
 
 namespace trainerctl {
 namespace {
 
-constexpr std::string_view kUsage =
-    "usage: trainerctl status RUN_DIR [-o json]\n"
-    "  The phase, TrainJob conditions and pods of a local run (`trainerctl run`).\n"
-    "  -o json  the run folder's state.json as it is\n";
-
-}  // namespace
-
-int cmd_status(const Args& args) {
-  std::string dir;
-  bool as_json = false;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    if ((args[i] == "-o" || args[i] == "--output") && i + 1 < args.size()) {
-      if (args[++i] != "json") {
-        std::fprintf(stderr, "error: -o must be json\n");
-        return kExitUsage;
-      }
-      as_json = true;
-    } else if (args[i] == "-h" || args[i] == "--help") {
-      std::fputs(kUsage.data(), stdout);
-      return kExitOk;
-    } else if (dir.empty() && !args[i].empty() && args[i][0] != '-') {
-      dir = args[i];
-    } else {
-      std::fprintf(stderr, "error: unexpected argument \"%s\"\n%s", args[i].c_str(), kUsage.data());
-      return kExitUsage;
-    }
-  }
-  if (dir.empty()) {
-    std::fprintf(stderr, "error: RUN_DIR is required\n%s", kUsage.data());
-    return kExitUsage;
-  }
+int run_status(const Parsed& args) {
+  const std::string& dir = args.args()[0];
+  const bool as_json = args.value("output") == "json";
   auto status = trainer::local::read_status(dir);
   if (!status) return report_error(status.error());
   if (as_json) {
@@ -78,6 +50,19 @@ int cmd_status(const Args& args) {
     }
   }
   return kExitOk;
+}
+
+}  // namespace
+
+const Command& status_command() {
+  static const Command command{
+      "status",
+      "the state of a local run folder",
+      "The phase, TrainJob conditions and pods of a local run (`trainerctl run`).",
+      {{"RUN_DIR", true}},
+      {{"output", 'o', "json", "json: the run folder's state.json as it is", {"json"}}},
+      run_status};
+  return command;
 }
 
 }  // namespace trainerctl

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// trainerctl subcommands. Each returns the process exit code: 0 success, 1 the inputs were
-// rejected or the operation failed, 2 usage error.
+// trainerctl subcommands. Each is a flag table (flags.hpp) and a function that returns the
+// process exit code: 0 success, 1 the inputs were rejected or the operation failed, 2 usage
+// error (also for every error of the argument parser).
 #pragma once
 
-#include <string>
-#include <vector>
+#include "flags.hpp"
 
 namespace trainerctl {
 
@@ -12,15 +12,25 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailed = 1;
 inline constexpr int kExitUsage = 2;
 
-using Args = std::vector<std::string>;
+// Flags that several commands share, spelled the same everywhere.
+inline const Flag kFilenameFlag{
+    "filename", 'f', "FILE", "a file with TrainJobs and runtimes (YAML or JSON); - is stdin",
+    {},         {},  false,  true,
+    true};
+inline const Flag kNamespaceFlag{"namespace", 'n', "NS",
+                                 "namespace for inputs that have none (default: default)"};
+inline const Flag kBuiltinRuntimesFlag{
+    "builtin-runtimes", '\0', "",
+    "a ClusterTrainingRuntime that is not among the inputs may be one that ships with "
+    "libtrainer (see 'trainerctl runtimes')"};
 
-int cmd_version(const Args& args);
-int cmd_validate(const Args& args);
-int cmd_render(const Args& args);
-int cmd_run(const Args& args);
-int cmd_status(const Args& args);
-int cmd_logs(const Args& args);
-int cmd_runtimes(const Args& args);
-int cmd_keygen(const Args& args);
+const Command& version_command();
+const Command& validate_command();
+const Command& render_command();
+const Command& run_command();
+const Command& status_command();
+const Command& logs_command();
+const Command& runtimes_command();
+const Command& keygen_command();
 
 }  // namespace trainerctl

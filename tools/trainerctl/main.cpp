@@ -1,53 +1,93 @@
 // SPDX-License-Identifier: Apache-2.0
-// trainerctl: the libtrainer command line.
+// trainerctl: the libtrainer command line. Finds the command, reads its arguments against its
+// flag table (flags.hpp) and runs it.
 #include "commands.hpp"
 
 #include <cstdio>
 #include <exception>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace {
 
-constexpr std::string_view kUsage =
-    "usage: trainerctl <command> [options]\n"
-    "commands:\n"
-    "  version     print the trainerctl and libtrainer versions\n"
-    "  validate    decode, default and validate TrainJobs and (Cluster)TrainingRuntimes\n"
-    "  render      render the objects the Kubeflow Trainer controller would create\n"
-    "  run         render a TrainJob and run it on this machine (docs/local.md)\n"
-    "  status      the state of a local run folder\n"
-    "  logs        the logs of a local run folder\n"
-    "  runtimes    list the built-in ClusterTrainingRuntimes, or print one\n"
-    "  keygen      write an MPI SSH key pair (ssh-privatekey, ssh-publickey)\n"
-    "Run 'trainerctl <command> --help' for a command's options.\n";
+using trainerctl::Command;
+
+const std::vector<const Command*>& commands() {
+  static const std::vector<const Command*> all = {
+      &trainerctl::version_command(),  &trainerctl::validate_command(),
+      &trainerctl::render_command(),   &trainerctl::run_command(),
+      &trainerctl::status_command(),   &trainerctl::logs_command(),
+      &trainerctl::runtimes_command(), &trainerctl::keygen_command()};
+  return all;
+}
+
+std::string usage() {
+  std::string out = "usage: trainerctl <command> [flags]\ncommands:\n";
+  for (const auto* c : commands()) {
+    out += "  " + std::string(c->name) + std::string(12 - c->name.size(), ' ') +
+           std::string(c->summary) + "\n";
+  }
+  out += "Run 'trainerctl <command> --help' for a command's flags.\n";
+  return out;
+}
+
+const Command* find_command(std::string_view name) {
+  for (const auto* c : commands()) {
+    if (c->name == name) return c;
+  }
+  return nullptr;
+}
+
+// cobra's answer to an unknown command, with its suggestions.
+int unknown_command(std::string_view name) {
+  std::vector<std::string_view> names;
+  for (const auto* c : commands()) names.push_back(c->name);
+  names.emplace_back("help");
+  std::fprintf(stderr, "error: unknown command \"%.*s\" for \"trainerctl\"%s\n",
+               static_cast<int>(name.size()), name.data(),
+               trainerctl::did_you_mean(trainerctl::suggestions(name, names)).c_str());
+  std::fputs("Run 'trainerctl --help' for usage.\n", stderr);
+  return trainerctl::kExitUsage;
+}
+
+int dispatch(int argc, char** argv) {
+  if (argc < 2) {
+    std::fputs(usage().c_str(), stderr);
+    return trainerctl::kExitUsage;
+  }
+  const std::string_view name = argv[1];
+  if (name == "-h" || name == "--help" || name == "help") {
+    // `trainerctl help COMMAND` is `trainerctl COMMAND --help`.
+    if (name == "help" && argc > 2) {
+      const Command* c = find_command(argv[2]);
+      if (c == nullptr) return unknown_command(argv[2]);
+      std::fputs(trainerctl::command_help(*c).c_str(), stdout);
+      return trainerctl::kExitOk;
+    }
+    std::fputs(usage().c_str(), stdout);
+    return trainerctl::kExitOk;
+  }
+  if (!name.empty() && name[0] == '-') {
+    std::fprintf(stderr, "error: unknown flag: %s (flags follow the command)\n%s", argv[1],
+                 usage().c_str());
+    return trainerctl::kExitUsage;
+  }
+  const Command* command = find_command(name);
+  if (command == nullptr) return unknown_command(name);
+  auto parsed = trainerctl::parse_command(*command, trainerctl::Args(argv + 2, argv + argc));
+  if (!parsed) return parsed.error();
+  return command->run(*parsed);
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fputs(kUsage.data(), stderr);
-    return trainerctl::kExitUsage;
-  }
-  const std::string_view command = argv[1];
-  const trainerctl::Args args(argv + 2, argv + argc);
   try {
-    if (command == "version") return trainerctl::cmd_version(args);
-    if (command == "validate") return trainerctl::cmd_validate(args);
-    if (command == "render") return trainerctl::cmd_render(args);
-    if (command == "run") return trainerctl::cmd_run(args);
-    if (command == "status") return trainerctl::cmd_status(args);
-    if (command == "logs") return trainerctl::cmd_logs(args);
-    if (command == "runtimes") return trainerctl::cmd_runtimes(args);
-    if (command == "keygen") return trainerctl::cmd_keygen(args);
-    if (command == "-h" || command == "--help" || command == "help") {
-      std::fputs(kUsage.data(), stdout);
-      return trainerctl::kExitOk;
-    }
+    return dispatch(argc, argv);
   } catch (const std::exception& e) {
     // The library returns errors as values; this only catches allocation failures and bugs.
     std::fprintf(stderr, "error: internal: %s\n", e.what());
     return trainerctl::kExitFailed;
   }
-  std::fprintf(stderr, "error: unknown command \"%s\"\n%s", argv[1], kUsage.data());
-  return trainerctl::kExitUsage;
 }

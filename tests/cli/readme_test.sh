@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# The trainerctl commands the README and the docs show must work as written:
+# 1. every ```sh block of README.md, docs/*.md and examples/*/README.md that calls trainerctl
+#    runs, as written, from a copy of the repository root whose build/dev is this build tree
+#    (what ./scripts/quickstart leaves behind), and exits 0 within a bound;
+# 2. the synopses of README.md's "## trainerctl" block are those of `trainerctl COMMAND --help`
+#    (which the parser generates from its flag table), command for command.
+# Usage: readme_test.sh <trainerctl> <source-dir> <build-dir>
+set -uo pipefail
+ctl=$1 src=$2 build=$3
+tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
+failures=0
+fail() { echo "FAIL $*"; failures=$((failures + 1)); }
+
+# --- 1. Shell snippets. ---
+# A stand-in for the repository root: every top-level entry of the source tree, and build/dev.
+root=$tmp/root
+mkdir -p "$root/build"
+for entry in "$src"/* "$src"/.[!.]*; do
+  [[ -e $entry && $(basename "$entry") != build* ]] && ln -s "$entry" "$root/$(basename "$entry")"
+done
+ln -s "$build" "$root/build/dev"
+
+# blocks FILE: writes each ```sh block of FILE that mentions trainerctl to $tmp/blocks/N.sh.
+blocks() {
+  rm -rf "$tmp/blocks" && mkdir -p "$tmp/blocks"
+  awk -v dir="$tmp/blocks" '
+    /^```sh[[:space:]]*$/ { inside = 1; text = ""; line = NR; next }
+    inside && /^```/ {
+      inside = 0
+      if (text ~ /trainerctl/) { n++; f = sprintf("%s/%03d-line%d.sh", dir, n, line); printf "%s", text > f; close(f) }
+      next
+    }
+    inside { text = text $0 "\n" }
+  ' "$1"
+}
+
+snippets=0
+for doc in "$src"/README.md "$src"/docs/*.md "$src"/examples/*/README.md; do
+  [[ -f $doc ]] || continue
+  blocks "$doc"
+  for block in "$tmp"/blocks/*.sh; do
+    [[ -f $block ]] || continue
+    name="${doc#"$src"/}:$(basename "$block" .sh | sed 's/^[0-9]*-//')"
+    # The main job needs the data-parallel example, which is built only with MPI.
+    if grep -q "examples/ddp" "$block" && [[ ! -x $build/examples/ddp/ddp_logreg ]]; then
+      echo "SKIP $name: examples/ddp was not built (no MPI)"
+      continue
+    fi
+    snippets=$((snippets + 1))
+    (cd "$root" && timeout 180 bash -euo pipefail "$block") >"$tmp/out" 2>&1
+    rc=$?
+    if [[ $rc -ne 0 ]]; then
+      fail "$name: exit $rc"
+      sed 's/^/  | /' "$block"
+      tail -20 "$tmp/out" | sed 's/^/  > /'
+    fi
+  done
+done
+# The README's main job is among them (when it could run).
+if [[ -x $build/examples/ddp/ddp_logreg ]] && ! grep -q "trainerctl run -f examples/ddp/trainjob.yaml" "$src/README.md"; then
+  fail "README.md: the main-job command is gone"
+fi
+((snippets > 0)) || fail "no trainerctl snippet found"
+
+# --- 2. README synopses against --help. ---
+readme_synopses() {
+  awk '
+    /^## trainerctl/ { section = 1; next }
+    section && /^```/ { if (inside) exit; inside = 1; next }
+    inside && /^trainerctl / { if (cmd != "") print cmd; cmd = $0; next }
+    inside && /^[[:space:]]+/ { cmd = cmd " " $0; next }
+    END { if (cmd != "") print cmd }
+  ' "$src/README.md" | tr -s ' \t' ' '
+}
+help_synopsis() {
+  "$ctl" "$1" --help | awk 'NR == 1 { sub(/^usage: /, "") } /^$/ { exit } { print }' | tr '\n' ' ' |
+    tr -s ' \t' ' ' | sed 's/ $//'
+}
+readme_synopses >"$tmp/readme"
+mapfile -t commands < <("$ctl" --help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 }')
+((${#commands[@]} >= 8)) || fail "trainerctl --help lists ${#commands[@]} commands"
+for cmd in "${commands[@]}"; do
+  want=$(help_synopsis "$cmd")
+  got=$(grep -E "^trainerctl $cmd( |$)" "$tmp/readme" | sed 's/ $//')
+  [[ $got == "$want" ]] || fail "README synopsis of $cmd: [$got], --help says [$want]"
+done
+[[ $(wc -l <"$tmp/readme") -eq ${#commands[@]} ]] || fail "README lists $(wc -l <"$tmp/readme") commands, trainerctl ${#commands[@]}"
+
+if ((failures)); then echo "readme_test: $failures failure(s)"; exit 1; fi
+echo "readme_test: all passed ($snippets snippets)"
