@@ -26,6 +26,13 @@ struct DecodeOptions {
   /// Bounds "billion laughs" documents.
   std::size_t max_nodes = 1000000;
   std::size_t max_aliases = 10000;  ///< alias (`*name`) references in the stream
+  /// Bytes of scalar text (keys and values) that anchors and aliases may copy over the whole
+  /// stream, 4 MiB: an anchored node is copied once when it is defined and once more for every
+  /// alias of it, and each copy is charged with the text it holds. With `max_nodes` this bounds
+  /// the decoded value: its scalar text is at most `max_document_bytes + max_alias_bytes`, and
+  /// the decode's peak memory stays within about 3 x (`max_document_bytes` + `max_alias_bytes`)
+  /// plus about 100 bytes per node (docs/yaml.md has the measurements).
+  std::size_t max_alias_bytes = std::size_t{4} << 20U;
 };
 
 enum class Format { kYaml, kJson };

@@ -3,8 +3,14 @@
 // YAML -> JSON through yaml-cpp's event parser. Building the JSON value from events (instead of
 // loading a YAML::Node tree first) lets every limit be enforced while parsing: depth is checked
 // when a collection opens, before yaml-cpp descends into it, and aliases are charged with the
-// size of what they expand to before it is copied.
+// size of what they expand to (nodes, depth and bytes) before it is copied.
+//
+// yaml-cpp's own decoding is not trusted to produce what the JSON model can hold: it decodes the
+// escapes `\_` and `\N` to single Latin-1 bytes (invalid UTF-8) and turns a raw NUL byte into
+// other characters. Raw NUL bytes are refused before parsing, and every decoded scalar (keys
+// included) is checked for valid UTF-8 and NUL, with the field path where it was found.
 #include "api/readers.hpp"
+#include "api/text_position.hpp"
 #include "api/yaml_scalar.hpp"
 
 #include <yaml-cpp/eventhandler.h>
@@ -41,6 +47,11 @@ std::string where(const YAML::Mark& mark) {
   throw Stop{Error(code, "yaml: " + where(mark) + message)};
 }
 
+// `<path>: ` for messages about the node at `path`; nothing at the document root.
+std::string at_path(const std::string& path) {
+  return path.empty() ? std::string() : path + ": ";
+}
+
 class JsonBuilder final : public YAML::EventHandler {
  public:
   explicit JsonBuilder(const DecodeOptions& options) : options_(options) {}
@@ -64,7 +75,7 @@ class JsonBuilder final : public YAML::EventHandler {
 
   void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
     count_node(mark);
-    complete(json::value(nullptr), mark, anchor, 1, 0);
+    complete(json::value(nullptr), mark, anchor, 1, 0, 0);
   }
 
   void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
@@ -81,7 +92,9 @@ class JsonBuilder final : public YAML::EventHandler {
     if (a.nodes > options_.max_nodes - nodes_) nodes_limit(mark);
     nodes_ += a.nodes;
     check_depth(mark, a.height);
-    complete(json::value(a.value), mark, 0, a.nodes, a.height);
+    charge_copy(mark, a.bytes);
+    string_bytes_ += a.bytes;
+    complete(json::value(a.value), mark, 0, a.nodes, a.height, a.bytes);
   }
 
   void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
@@ -91,7 +104,9 @@ class JsonBuilder final : public YAML::EventHandler {
     if (is_key && tag == "?" && text == "<<") {
       stop(ErrorCode::kParse, mark, "merge keys (<<) are not supported");
     }
-    complete(scalar_value(mark, tag, text), mark, anchor, 1, 0);
+    check_decoded(mark, text, is_key);
+    string_bytes_ += text.size();
+    complete(scalar_value(mark, tag, text), mark, anchor, 1, 0, text.size());
   }
 
   void OnSequenceStart(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
@@ -113,6 +128,7 @@ class JsonBuilder final : public YAML::EventHandler {
     json::value value;  // array or object
     YAML::anchor_t anchor = 0;
     std::size_t nodes_at_start = 0;
+    std::size_t bytes_at_start = 0;
     std::size_t height = 0;  // of the deepest child
     bool have_key = false;
     std::string key;
@@ -123,6 +139,7 @@ class JsonBuilder final : public YAML::EventHandler {
     json::value value;
     std::size_t nodes = 0;
     std::size_t height = 0;
+    std::size_t bytes = 0;  // scalar text (keys and values) in `value`
   };
 
   [[nodiscard]] bool expecting_key() const {
@@ -138,6 +155,49 @@ class JsonBuilder final : public YAML::EventHandler {
   void count_node(const YAML::Mark& mark) {
     if (nodes_ >= options_.max_nodes) nodes_limit(mark);
     ++nodes_;
+  }
+
+  // The field path of the node being decoded: `spec.containers[0].name`. For a map key, the path
+  // of its map.
+  [[nodiscard]] std::string path_here() const {
+    std::string p;
+    for (const Frame& f : stack_) {
+      if (f.value.is_array()) {
+        p += '[';
+        p += std::to_string(f.value.get_array().size());
+        p += ']';
+      } else if (f.have_key) {
+        if (!p.empty()) p += '.';
+        p += f.key;
+      }
+    }
+    return p;
+  }
+
+  // A decoded scalar must be text the JSON model and every consumer can hold.
+  void check_decoded(const YAML::Mark& mark, const std::string& text, bool is_key) const {
+    const char* what = is_key ? "a map key" : "the scalar";
+    if (const auto bad = find_invalid_utf8(text)) {
+      stop(ErrorCode::kParse, mark,
+           at_path(path_here()) + what + " decodes to invalid UTF-8 at byte " +
+               std::to_string(*bad) +
+               " (yaml-cpp decodes the escapes \\_ and \\N to single bytes; write \\u00a0 "
+               "and \\u0085 instead)");
+    }
+    if (text.find('\0') != std::string::npos) {
+      stop(ErrorCode::kParse, mark,
+           at_path(path_here()) + what + " contains a NUL character, which is not allowed");
+    }
+  }
+
+  // Anchors and aliases copy nodes: each definition once, each alias once more.
+  void charge_copy(const YAML::Mark& mark, std::size_t bytes) {
+    if (bytes > options_.max_alias_bytes - copied_bytes_) {
+      stop(ErrorCode::kLimit, mark,
+           at_path(path_here()) + "anchors and aliases copy more than max_alias_bytes (" +
+               std::to_string(options_.max_alias_bytes) + ") bytes of scalar text");
+    }
+    copied_bytes_ += bytes;
   }
 
   // `height` more levels are about to be added under the current stack.
@@ -180,6 +240,7 @@ class JsonBuilder final : public YAML::EventHandler {
     f.value = std::move(empty);
     f.anchor = anchor;
     f.nodes_at_start = nodes_;
+    f.bytes_at_start = string_bytes_;
     f.mark = mark;
     stack_.push_back(std::move(f));
   }
@@ -187,7 +248,8 @@ class JsonBuilder final : public YAML::EventHandler {
   void close() {
     Frame f = std::move(stack_.back());
     stack_.pop_back();
-    complete(std::move(f.value), f.mark, f.anchor, nodes_ - f.nodes_at_start + 1, f.height + 1);
+    complete(std::move(f.value), f.mark, f.anchor, nodes_ - f.nodes_at_start + 1, f.height + 1,
+             string_bytes_ - f.bytes_at_start);
   }
 
   // Map keys follow sigs.k8s.io/yaml: strings as they are, ints and bools in their JSON text.
@@ -200,15 +262,17 @@ class JsonBuilder final : public YAML::EventHandler {
     }
   }
 
+  // `bytes`: scalar text in `v` (keys and values, alias expansions included).
   void complete(json::value v, const YAML::Mark& mark, YAML::anchor_t anchor, std::size_t nodes,
-                std::size_t height) {
+                std::size_t height, std::size_t bytes) {
     if (anchor != 0) {
       if (nodes > options_.max_nodes - anchored_nodes_) {
         stop(ErrorCode::kLimit, mark,
              "anchored nodes exceed max_nodes (" + std::to_string(options_.max_nodes) + ")");
       }
       anchored_nodes_ += nodes;
-      anchors_[anchor] = Anchored{v, nodes, height};
+      charge_copy(mark, bytes);
+      anchors_[anchor] = Anchored{v, nodes, height, bytes};
     }
     if (stack_.empty()) {
       root_ = std::move(v);
@@ -242,11 +306,19 @@ class JsonBuilder final : public YAML::EventHandler {
   std::size_t nodes_ = 0;
   std::size_t anchored_nodes_ = 0;
   std::size_t alias_count_ = 0;
+  std::size_t string_bytes_ = 0;  // scalar text produced so far, alias expansions included
+  std::size_t copied_bytes_ = 0;  // scalar text copied by anchors and aliases
 };
 
 }  // namespace
 
 Result<std::vector<json::value>> read_yaml(std::string_view text, const DecodeOptions& options) {
+  // yaml-cpp turns a NUL byte into other characters instead of refusing it (YAML does not allow
+  // it in a stream; go-yaml refuses it as a control character).
+  if (const auto nul = text.find('\0'); nul != std::string_view::npos) {
+    return fail(ErrorCode::kParse, "yaml: NUL character at " + describe_position(text, nul) +
+                                       " (byte offset " + std::to_string(nul) + ")");
+  }
   try {
     std::istringstream in{std::string(text)};
     YAML::Parser parser(in);

@@ -206,3 +206,82 @@ TEST_CASE("syntax errors name line and column", "[yaml][json]") {
   require_error(parse_documents("{\"a\": }"), ErrorCode::kParse,
                 "json: line 1, column 7: syntax error");
 }
+
+TEST_CASE("decoded scalars must be valid UTF-8 without NUL, keys included", "[yaml][limits]") {
+  // yaml-cpp decodes \_ and \N to the single bytes A0 and 85 (not UTF-8); the error names the
+  // field and how to write the character instead.
+  require_error(parse_documents("spec:\n  env:\n  - value: \"x\\_y\"\n"), ErrorCode::kParse,
+                "yaml: line 3, column 12: spec.env[0].value: the scalar decodes to invalid UTF-8 "
+                "at byte 1 (yaml-cpp decodes the escapes \\_ and \\N to single bytes; write "
+                "\\u00a0 and \\u0085 instead)");
+  require_error(parse_documents("a: [\"\\N\"]\n"), ErrorCode::kParse,
+                "yaml: line 1, column 5: a[0]: the scalar decodes to invalid UTF-8 at byte 0 "
+                "(yaml-cpp decodes the escapes \\_ and \\N to single bytes; write \\u00a0 and "
+                "\\u0085 instead)");
+  require_error(parse_documents("a:\n  \"k\\_\": 1\n"), ErrorCode::kParse,
+                "yaml: line 2, column 3: a: a map key decodes to invalid UTF-8 at byte 1 "
+                "(yaml-cpp decodes the escapes \\_ and \\N to single bytes; write \\u00a0 and "
+                "\\u0085 instead)");
+  // The escapes of the same characters by code point decode correctly.
+  CHECK(one_doc("a: \"\\u00a0\\x85\"\n").at("a") == "\xC2\xA0\xC2\x85");
+  // NUL through every escape, in values and keys.
+  for (const char* text : {"a: \"\\0\"\n", "a: \"x\\x00\"\n", "a: \"\\u0000\"\n"}) {
+    require_error(parse_documents(text), ErrorCode::kParse,
+                  "yaml: line 1, column 4: a: the scalar contains a NUL character, which is not "
+                  "allowed");
+  }
+  require_error(parse_documents("b: {\"\\0\": 1}\n"), ErrorCode::kParse,
+                "yaml: line 1, column 5: b: a map key contains a NUL character, which is not "
+                "allowed");
+  // At the root there is no path to name.
+  require_error(parse_documents("\"\\0\"\n"), ErrorCode::kParse,
+                "yaml: line 1, column 1: the scalar contains a NUL character, which is not "
+                "allowed");
+}
+
+TEST_CASE("raw NUL bytes in YAML text are refused before parsing", "[yaml][limits]") {
+  // yaml-cpp would read "\0: 1" as the key ":\u2031" and "a: x\0y" as an escape.
+  using namespace std::string_literals;
+  require_error(parse_documents("a: 1\n\0: 1\n"s), ErrorCode::kParse,
+                "yaml: NUL character at line 2, column 1 (byte offset 5)");
+  require_error(parse_documents("a: x\0y\n"s), ErrorCode::kParse,
+                "yaml: NUL character at line 1, column 5 (byte offset 4)");
+  require_error(parse_documents("a: 'x\0y'\n"s), ErrorCode::kParse,
+                "yaml: NUL character at line 1, column 6 (byte offset 5)");
+}
+
+TEST_CASE("aliases are charged with the bytes they copy", "[yaml][limits]") {
+  // 200 aliases of a 1 MiB scalar would copy 200 MiB (about 420 MB of memory before this
+  // limit); they stop at max_alias_bytes (4 MiB) after 3 copies besides the anchor's own.
+  const std::string big(std::size_t{1} << 20U, 'x');
+  std::string doc = "a: &x " + big + "\nb:\n";
+  for (int i = 0; i < 200; ++i) doc += "- *x\n";
+  const auto start = std::chrono::steady_clock::now();
+  require_error(parse_documents(doc), ErrorCode::kLimit,
+                "yaml: line 6, column 3: b[3]: anchors and aliases copy more than "
+                "max_alias_bytes (4194304) bytes of scalar text");
+  // A hang guard only (see "billion laughs").
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(60));
+
+  // Nested anchors copy what they hold again: charged as well.
+  trainer::DecodeOptions o;
+  o.max_alias_bytes = 10;
+  CHECK(parse_documents("a: &x [&y abcd]\n", o));  // 4 + 4 bytes
+  require_error(parse_documents("a: &x [&y abcd, e]\nb: *y\n", o), ErrorCode::kLimit,
+                "yaml: line 2, column 4: b: anchors and aliases copy more than max_alias_bytes "
+                "(10) bytes of scalar text");
+  // Keys count as text too.
+  o.max_alias_bytes = 7;
+  require_error(parse_documents("a: &x {key: v}\nb: *x\n", o), ErrorCode::kLimit,
+                "yaml: line 2, column 4: b: anchors and aliases copy more than max_alias_bytes "
+                "(7) bytes of scalar text");
+
+  // Modest, legitimate use works with the defaults: a shared block reused a few times.
+  const auto shared = one_doc(
+      "defaults: &d {image: 'example.com/train:1', env: [{name: A, value: '1'}]}\n"
+      "jobs: [*d, *d, *d]\n");
+  CHECK(shared.at("jobs").as_array().size() == 3);
+  CHECK(shared.at("jobs").at(2) == shared.at("defaults"));
+  // An anchored 1 MiB scalar may still be referenced a few times.
+  CHECK(parse_documents("a: &x " + big + "\nb: [*x, *x]\n"));
+}
