@@ -182,6 +182,33 @@ class Executor::Impl {
     return true;
   }
 
+  // Reads the pod's readiness pipe (non-blocking): `ok` (the container started) or
+  // `error: WHY` (it cannot start; the exit follows). Closes it at end of file or when nothing
+  // is left to read. Returns whether the pod's state changed.
+  bool read_ready(std::size_t i, Proc& p, Clock::time_point now) {
+    char buf[512];
+    const ssize_t n = read(p.ready_fd, buf, sizeof buf);
+    if (n > 0) {
+      p.ready_buf.append(buf, static_cast<std::size_t>(n));
+    } else if (n == 0 || errno != EINTR) {
+      close(p.ready_fd);
+      p.ready_fd = -1;
+    }
+    if (p.ready_buf.rfind("ok\n", 0) == 0) {
+      lifecycle_.pod_running(i, now);
+      p.ready_buf.clear();
+      return true;
+    }
+    if (p.ready_buf.rfind("error: ", 0) == 0 && p.ready_buf.back() == '\n') {
+      // The pod's own stderr (its log) already has the line; the pod's status gets it as the
+      // reason its container did not start.
+      p.ready_buf.pop_back();
+      lifecycle_.pod_setup_failed(i, p.ready_buf.substr(7));
+      p.ready_buf.clear();
+    }
+    return false;
+  }
+
   void start_pod(std::size_t i) {
     auto launched = detail::launch_pod(lifecycle_.plan(), i, lifecycle_.pod(i).name, config_);
     const auto now = Clock::now();
@@ -189,7 +216,7 @@ class Executor::Impl {
       const std::string msg =
           "cannot start pod " + lifecycle_.pod(i).name + ": " + launched.error().message;
       emit(i, true, msg);
-      lifecycle_.pod_start_failed(i, msg, now);
+      lifecycle_.pod_start_failed(i, launched.error().message, now);
       return;
     }
     Proc p;
@@ -200,6 +227,8 @@ class Executor::Impl {
     p.err.fd = launched->stderr_fd;
     p.err.is_stderr = true;
     p.ready_fd = launched->ready_fd;
+    // Never block on it: a pod's processes could keep the write end open past its exit.
+    if (p.ready_fd >= 0) fcntl(p.ready_fd, F_SETFL, fcntl(p.ready_fd, F_GETFL) | O_NONBLOCK);
     lifecycle_.pod(i).pid = p.pid;
     lifecycle_.pod(i).log = launched->log_path;
     procs_[i] = std::move(p);
@@ -295,12 +324,24 @@ class Executor::Impl {
         auto& p = procs_[i];
         if (kind == 0) {
           int status = 0;
-          if (waitpid(p.pid, &status, WNOHANG) == p.pid) {
-            const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+          const pid_t waited = waitpid(p.pid, &status, WNOHANG);
+          // ECHILD: someone else reaped it (the embedding program ignores SIGCHLD, so the
+          // kernel does): the pidfd stays readable, the process is gone, its status is lost.
+          const bool lost = waited < 0 && errno == ECHILD;
+          if (waited == p.pid || lost) {
+            int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+            if (lost) {
+              code = 255;
+              warn("the exit status of pod " + lifecycle_.pod(i).name +
+                   " was reaped elsewhere (is SIGCHLD ignored in this process?); counted as 255");
+            }
             close(p.pidfd);
             p.pidfd = -1;
             p.pid = -1;
             p.kill_at.reset();
+            // What the pod reported before it ended (a setup error) may not have been read
+            // yet: the pidfd can be served before the pipe in the same round.
+            for (int reads = 0; p.ready_fd >= 0 && reads < 16; ++reads) read_ready(i, p, now);
             if (p.ready_fd >= 0) {
               close(p.ready_fd);
               p.ready_fd = -1;
@@ -311,23 +352,7 @@ class Executor::Impl {
         } else if (kind == 1 || kind == 2) {
           drain(i, p, kind == 1 ? p.out : p.err);
         } else {
-          char buf[512];
-          const ssize_t n = read(p.ready_fd, buf, sizeof buf);
-          if (n > 0) {
-            p.ready_buf.append(buf, static_cast<std::size_t>(n));
-          } else {
-            close(p.ready_fd);
-            p.ready_fd = -1;
-          }
-          if (p.ready_buf.rfind("ok\n", 0) == 0) {
-            lifecycle_.pod_running(i, now);
-            p.ready_buf.clear();
-            changed = true;
-          } else if (p.ready_buf.rfind("error: ", 0) == 0 && p.ready_buf.back() == '\n') {
-            p.ready_buf.pop_back();
-            emit(i, true, "pod setup failed: " + p.ready_buf.substr(7));
-            p.ready_buf.clear();
-          }
+          changed = read_ready(i, p, now) || changed;
         }
       }
       const auto steady = std::chrono::steady_clock::now();

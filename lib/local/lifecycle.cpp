@@ -94,9 +94,14 @@ void Lifecycle::pod_running(std::size_t pod, Clock::time_point now) {
   if (!job.start) job.start = now;
 }
 
-void Lifecycle::pod_start_failed(std::size_t pod, const std::string& /*message*/,
+void Lifecycle::pod_setup_failed(std::size_t pod, std::string message) {
+  pods_[pod].start_error = std::move(message);
+}
+
+void Lifecycle::pod_start_failed(std::size_t pod, const std::string& message,
                                  Clock::time_point now) {
   pods_[pod].alive = true;  // pod_exited clears it
+  pods_[pod].start_error = message;
   pod_exited(pod, 127, now);
 }
 
@@ -104,6 +109,18 @@ void Lifecycle::pod_exited(std::size_t pod, int exit_code, Clock::time_point now
   auto& p = pods_[pod];
   p.alive = false;
   p.exit_code = exit_code;
+  if (!p.start_error.empty()) {
+    p.reason = "StartError";
+    p.message = p.start_error;
+  } else if (exit_code == 0) {
+    p.reason = "Completed";
+    p.message.clear();
+  } else {
+    p.reason = "Error";
+    p.message = exit_code > 128 ? "exit code " + std::to_string(exit_code) + " (signal " +
+                                      std::to_string(exit_code - 128) + ")"
+                                : "exit code " + std::to_string(exit_code);
+  }
   const auto& pp = plan_.pods[pod];
   auto& job = jobs_[pp.job];
   if (!job.start) job.start = now;
@@ -168,7 +185,17 @@ void Lifecycle::apply_policies(Clock::time_point now) {
   for (std::size_t j = 0; j < jobs_.size(); ++j) {
     if (jobs_[j].phase != JobState::Phase::kFailed) continue;
     const auto& job = plan_.jobs[j];
-    const std::string suffix = " (first failed job: " + job.name + ")";
+    std::string suffix = " (first failed job: " + job.name;
+    // Its latest failed pod and why: the cause a user needs, without opening the pod's log.
+    const PodState* last = nullptr;
+    for (const auto i : job.pods) {
+      const auto& p = pods_[i];
+      if (p.phase == PodPhase::kFailed || (p.exit_code && *p.exit_code != 0)) last = &p;
+    }
+    if (last != nullptr && !last->reason.empty()) {
+      suffix += "; pod " + last->name + ": " + last->reason + ": " + last->message;
+    }
+    suffix += ")";
     if (!plan_.has_failure_policy) {
       finish("Failed", kFailedJobsReason, kFailedJobsMessage + suffix, now);
       return;
@@ -264,6 +291,9 @@ Lifecycle::Actions Lifecycle::step(Clock::time_point now) {
         p.alive = true;
         p.stop_requested = false;
         p.exit_code.reset();
+        p.start_error.clear();
+        p.reason.clear();
+        p.message.clear();
         p.pid = 0;
         started_any_ = true;
         actions.start.push_back(i);
@@ -366,6 +396,8 @@ json::value Lifecycle::status(Clock::time_point now) const {
                    {"pid", p.pid},
                    {"log", p.log}};
     if (p.exit_code) o["exitCode"] = *p.exit_code;
+    if (!p.reason.empty()) o["reason"] = p.reason;
+    if (!p.message.empty()) o["message"] = p.message;
     pods.push_back(std::move(o));
   }
   out["podCounts"] = json::object{{"pending", pending},

@@ -32,6 +32,11 @@ struct PodState {
   std::string name;  ///< current pod name
   long pid = 0;      ///< set by the supervisor, reported only
   std::string log;   ///< set by the supervisor, reported only
+  /// Why the pod's container could not start (setup or exec failure), when it could not.
+  std::string start_error;
+  /// The container's termination, as the kubelet reports it: `Completed`, `Error` (non-zero
+  /// exit) or `StartError` (never started), with a message naming the cause.
+  std::string reason, message;
 };
 
 struct JobState {
@@ -61,6 +66,8 @@ class Lifecycle {
   void pod_running(std::size_t pod, Clock::time_point now);
   /// The pod's process is gone with this exit code (128 + signal when killed).
   void pod_exited(std::size_t pod, int exit_code, Clock::time_point now);
+  /// The pod's process reported that its container cannot start (its exit follows).
+  void pod_setup_failed(std::size_t pod, std::string message);
   /// The pod could not be created at all (counts as a failed pod).
   void pod_start_failed(std::size_t pod, const std::string& message, Clock::time_point now);
   /// Fails the run with reason `Cancelled`, unless it is already finished.

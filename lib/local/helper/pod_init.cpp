@@ -18,11 +18,13 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <sched.h>
 #include <sys/mount.h>
@@ -57,6 +59,13 @@ struct Spec {
   std::string socket_name;
   bool hold_only = false;
   int grace_seconds = 30;
+  // The identity the container's processes run as (securityContext, resolved by the executor).
+  struct User {
+    uid_t uid = 0;
+    gid_t gid = 0;
+    std::vector<gid_t> groups;
+  };
+  std::optional<User> user;
 };
 
 // Readiness and setup errors go to the executor on fd 3, then fd 3 is closed.
@@ -114,6 +123,25 @@ Spec read_spec(const char* path) {
   spec.hold_only = b("holdOnly");
   if (const auto* g = o.if_contains("graceSeconds"); g != nullptr && g->is_int64()) {
     spec.grace_seconds = static_cast<int>(g->get_int64());
+  }
+  if (const auto* u = o.if_contains("user"); u != nullptr && u->is_object()) {
+    const auto& uo = u->get_object();
+    const auto id = [&](const char* k) -> std::int64_t {
+      const auto* x = uo.if_contains(k);
+      return x != nullptr && x->is_int64() ? x->get_int64() : -1;
+    };
+    if (id("uid") < 0 || id("gid") < 0) {
+      errno = EINVAL;
+      die(std::string("pod spec ") + path + ": user without uid and gid");
+    }
+    Spec::User user{static_cast<uid_t>(id("uid")), static_cast<gid_t>(id("gid")), {}};
+    if (const auto* g = uo.if_contains("groups"); g != nullptr && g->is_array()) {
+      for (const auto& e : g->get_array()) {
+        if (e.is_int64() && e.get_int64() >= 0)
+          user.groups.push_back(static_cast<gid_t>(e.get_int64()));
+      }
+    }
+    spec.user = std::move(user);
   }
   if (const auto* m = o.if_contains("mounts"); m != nullptr && m->is_array()) {
     for (const auto& e : m->get_array()) {
@@ -181,21 +209,43 @@ void reset_signals() {
   for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGCHLD, SIGPIPE, SIGQUIT}) std::signal(sig, SIG_DFL);
 }
 
-// In a forked child: the pod's env, its working directory, then exec.
-[[noreturn]] void exec_in_pod(Spec& spec, std::vector<std::string> argv) {
+// In a forked child that failed to start the container's program: says why on stderr (the pod's
+// log) and on `error_fd` (the init reports it to the executor), then exits like a shell would.
+[[noreturn]] void exec_failed(int error_fd, const std::string& what, int code) {
+  const std::string text = what + ": " + std::strerror(errno);
+  std::fprintf(stderr, "trainer-pod: %s\n", text.c_str());
+  if (error_fd >= 0) (void)!write(error_fd, text.data(), text.size());
+  _exit(code);
+}
+
+// In a forked child: the pod's user, its working directory, its env, then exec. `error_fd`
+// (close-on-exec; -1 for none) receives the reason when the program cannot be started, and
+// reaches end-of-file without data when the exec succeeded.
+[[noreturn]] void exec_in_pod(Spec& spec, std::vector<std::string> argv, int error_fd) {
   reset_signals();
+  if (spec.user) {
+    // As the kubelet's runtime does: supplementary groups, group, then user (after the mounts,
+    // which needed root). Dropping root drops every capability.
+    const auto& u = *spec.user;
+    if (setgroups(u.groups.size(), u.groups.data()) != 0) {
+      exec_failed(error_fd, "setting supplementary groups", kSetupFailedExit);
+    }
+    if (setgid(u.gid) != 0) {
+      exec_failed(error_fd, "setting group " + std::to_string(u.gid), kSetupFailedExit);
+    }
+    if (setuid(u.uid) != 0) {
+      exec_failed(error_fd, "setting user " + std::to_string(u.uid), kSetupFailedExit);
+    }
+  }
   if (!spec.working_dir.empty() && chdir(spec.working_dir.c_str()) != 0) {
-    std::fprintf(stderr, "trainer-pod: workingDir %s: %s\n", spec.working_dir.c_str(),
-                 std::strerror(errno));
-    _exit(kSetupFailedExit);
+    exec_failed(error_fd, "workingDir " + spec.working_dir, kSetupFailedExit);
   }
   auto args = c_strings(argv);
   auto env = c_strings(spec.env);
   // execvp searches the PATH of `environ`, so the pod's PATH decides which host program runs.
   environ = env.data();
   execvp(args[0], args.data());
-  std::fprintf(stderr, "trainer-pod: cannot run %s: %s\n", args[0], std::strerror(errno));
-  _exit(errno == ENOENT ? 127 : 126);
+  exec_failed(error_fd, std::string("cannot run ") + args[0], errno == ENOENT ? 127 : 126);
 }
 
 int listen_socket(const Spec& spec) {
@@ -250,7 +300,7 @@ void start_session(int listener, Spec& spec, std::map<pid_t, Session>& sessions)
   if (pid == 0) {
     setsid();
     for (int i = 0; i < 3; ++i) dup2(fds[i], i);
-    exec_in_pod(spec, {"/bin/sh", "-c", command});
+    exec_in_pod(spec, {"/bin/sh", "-c", command}, -1);
   }
   for (int fd : fds) close(fd);
   if (pid < 0) {
@@ -285,17 +335,32 @@ void kill_everything(const Spec& spec, pid_t main_pid, const std::map<pid_t, Ses
   const int listener = listen_socket(spec);
 
   pid_t main_pid = 0;
+  std::string start_error;
   if (!spec.hold_only) {
+    int exec_pipe[2];
+    if (pipe2(exec_pipe, O_CLOEXEC) != 0) die("pipe");
     main_pid = fork();
     if (main_pid < 0) die("fork");
     if (main_pid == 0) {
       if (!spec.namespaces) setpgid(0, 0);
       close(kReadyFd);
-      exec_in_pod(spec, spec.argv);
+      close(exec_pipe[0]);
+      exec_in_pod(spec, spec.argv, exec_pipe[1]);
     }
     if (!spec.namespaces) setpgid(main_pid, main_pid);
+    close(exec_pipe[1]);
+    // The container counts as started (Ready) once its program was exec'd: end-of-file here.
+    // Bounded by the child, which either execs or exits at once.
+    char buf[512];
+    for (ssize_t n; (n = read(exec_pipe[0], buf, sizeof buf)) != 0;) {
+      if (n > 0) start_error.append(buf, static_cast<std::size_t>(n));
+      if (n < 0 && errno != EINTR) break;
+    }
+    close(exec_pipe[0]);
   }
-  report("ok");
+  // A program that could not start is reported as the pod's setup error; its exit status (127,
+  // 126 or 125) arrives below as SIGCHLD, which is blocked, so it cannot be lost.
+  report(start_error.empty() ? "ok" : "error: " + start_error);
   close(kReadyFd);
 
   std::map<pid_t, Session> sessions;
@@ -370,29 +435,42 @@ int pod_init_main(int argc, char** argv) {
   Spec spec = read_spec(argv[0]);
   if (!spec.namespaces) run_init(spec);
 
-  if (unshare(CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWPID) != 0) die("unshare");
-  // The first child is PID 1 of the new PID namespace: when it dies, so does every process of
-  // the pod. It dies with us (PDEATHSIG), and we die with the executor (set before our exec).
-  const pid_t init = fork();
-  if (init < 0) die("fork");
-  if (init == 0) {
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    run_init(spec);
-  }
-  close(kReadyFd);
+  // Blocked before the fork, so a pod init that ends at once (a setup failure) still leaves
+  // its SIGCHLD pending on the signalfd: the wait below cannot miss it.
   sigset_t mask;
   sigemptyset(&mask);
   for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGCHLD}) sigaddset(&mask, sig);
   sigprocmask(SIG_BLOCK, &mask, nullptr);
   const int sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+  if (sfd < 0) die("signalfd");
+  if (unshare(CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWPID) != 0) die("unshare");
+  // Held open by us only: the child sees it hang up if we die before its PDEATHSIG is armed.
+  int alive[2];
+  if (pipe2(alive, O_CLOEXEC) != 0) die("pipe");
+  // The first child is PID 1 of the new PID namespace: when it dies, so does every process of
+  // the pod. It dies with us (PDEATHSIG), and we die with the executor (set before our exec).
+  const pid_t init = fork();
+  if (init < 0) die("fork");
+  if (init == 0) {
+    close(sfd);
+    close(alive[1]);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    // getppid() is 0 outside our PID namespace, so the parent's death shows as a hang-up.
+    pollfd parent{alive[0], 0, 0};
+    if (poll(&parent, 1, 0) == 1 && (parent.revents & POLLHUP) != 0) _exit(kSetupFailedExit);
+    close(alive[0]);
+    run_init(spec);
+  }
+  close(alive[0]);
+  close(kReadyFd);
   for (;;) {
     int status = 0;
+    const pid_t done = waitpid(init, &status, WNOHANG);
+    if (done == init) return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    if (done < 0 && errno != EINTR) return kSetupFailedExit;  // not our child: cannot happen
+    // Every state change of the init (and every stop request) is a signal on the signalfd.
     signalfd_siginfo si{};
     if (read(sfd, &si, sizeof si) == sizeof si && si.ssi_signo != SIGCHLD) kill(init, SIGTERM);
-    const pid_t done = waitpid(init, &status, WNOHANG);
-    if (done == init) {
-      return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    }
   }
 }
 

@@ -9,6 +9,10 @@
 #   suspend   spec.suspend: nothing runs, Suspended condition, exit 3
 #   sigint    SIGINT to trainerctl stops every pod: no process of the run is left
 #   host      --isolation host: hostnames rewritten to 127.0.0.1, warning printed
+#   setupfail pods whose container cannot start (no such program, a program that is not
+#             executable, a missing hostPath, a mount point that cannot be made, a missing
+#             workingDir), each LOCAL_ITERATIONS times (default 50) with a hang guard, with and
+#             without namespaces: the run ends Failed at once, naming the pod and the cause
 #   jax       2 nodes on the built-in jax-distributed runtime: JAX_* env, coordinator resolves
 #   xgboost   2 nodes on the built-in xgboost-distributed runtime: DMLC_* env, tracker resolves
 #   mpi       examples/ddp/trainjob.yaml on the built-in deepspeed-distributed runtime (2 nodes x
@@ -141,9 +145,97 @@ case_fail() {
   needs_root
   runtime "$tmp/rt.yaml" ""; trainjob "$tmp/tj.yaml" 1 "" "{name: PROBE_EXIT, value: \"3\"}"
   run 1
-  err_has "condition Failed=True reason=FailedJobs: jobset failed due to one or more job failures (first failed job: probe-node-0)"
+  err_has "condition Failed=True reason=FailedJobs: jobset failed due to one or more job failures (first failed job: probe-node-0; pod probe-node-0-0-0: Error: exit code 3)"
   "$trainerctl" status "$tmp/run" -o json | grep -q '"exitCode":3' || fail "exit code in state"
+  "$trainerctl" status "$tmp/run" -o json | grep -q '"reason":"Error"' || fail "pod reason in state"
   echo "fail: ok"
+}
+
+# node_runtime FILE CONTAINER_LINES POD_LINES: a TrainingRuntime `local-node` with one
+# replicated job `node` (backoffLimit 0) whose container runs the probe; CONTAINER_LINES and
+# POD_LINES are extra YAML lines of the container and of the pod spec (indented by the caller).
+node_runtime() {
+  cat >"$1" <<YAML
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainingRuntime
+metadata: {name: local-node, namespace: default}
+spec:
+  mlPolicy: {numNodes: 1, torch: {}}
+  template:
+    spec:
+      replicatedJobs:
+        - name: node
+          replicas: 1
+          template:
+            metadata:
+              labels: {trainer.kubeflow.org/trainjob-ancestor-step: trainer}
+            spec:
+              backoffLimit: 0
+              template:
+                spec:
+                  terminationGracePeriodSeconds: 2
+$3
+                  containers:
+                    - name: node
+                      image: unused
+$2
+YAML
+  cat >"$tmp/tj.yaml" <<YAML
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata: {name: probe, namespace: default}
+spec:
+  runtimeRef: {name: local-node, apiGroup: trainer.kubeflow.org, kind: TrainingRuntime}
+YAML
+}
+
+c() { printf '                      %s\n' "$@"; }  # container lines
+p() { printf '                  %s\n' "$@"; }      # pod spec lines
+
+# setup_fails NAME EXPECTED_CAUSE [trainerctl args]: the run (tj.yaml, rt.yaml) fails at once,
+# every one of LOCAL_ITERATIONS times, with the pod and the cause in the Failed condition.
+setup_fails() {
+  local name=$1 cause=$2 i rc start=$SECONDS; shift 2
+  for ((i = 0; i < ${LOCAL_ITERATIONS:-50}; ++i)); do
+    rm -rf "$tmp/run"
+    rc=0
+    timeout 20 "$trainerctl" run -f "$tmp/tj.yaml" -f "$tmp/rt.yaml" --run-dir "$tmp/run" "$@" \
+      >"$tmp/out" 2>"$tmp/err" || rc=$?
+    if [[ $rc -ne 1 ]]; then
+      cat "$tmp/out" "$tmp/err"
+      [[ $rc -eq 124 ]] && fail "$name: iteration $i hung (killed after 20s)"
+      fail "$name: iteration $i: trainerctl run exited $rc, expected 1"
+    fi
+    grep -qF "condition Failed=True reason=FailedJobs: jobset failed due to one or more job failures (first failed job: probe-node-0; pod probe-node-0-0-0: StartError: $cause)" "$tmp/err" ||
+      { cat "$tmp/out" "$tmp/err"; fail "$name: iteration $i: no Failed condition naming the pod and the cause"; }
+  done
+  grep -q '"reason":"StartError"' "$tmp/run/state.json" || fail "$name: pod reason in state.json"
+  echo "$name: ${LOCAL_ITERATIONS:-50} runs failed as expected in $((SECONDS - start))s"
+}
+
+case_setupfail() {
+  needs_root
+  local missing=/nonexistent-$$-$RANDOM
+  node_runtime "$tmp/rt.yaml" "$(c "command: [$missing/program]")" ""
+  setup_fails program "cannot run $missing/program: No such file or directory"
+  setup_fails program-host "cannot run $missing/program: No such file or directory" \
+    --isolation host
+  printf 'not a program\n' >"$tmp/plain"; chmod 0644 "$tmp/plain"
+  node_runtime "$tmp/rt.yaml" "$(c "command: [$tmp/plain]")" ""
+  setup_fails not-executable "cannot run $tmp/plain: Permission denied"
+  node_runtime "$tmp/rt.yaml" "$(c "command: [/bin/true]" \
+    "volumeMounts: [{name: data, mountPath: $tmp/mnt}]")" \
+    "$(p "volumes: [{name: data, hostPath: {path: $missing}}]")"
+  setup_fails hostpath "binding $missing at $tmp/mnt: No such file or directory"
+  # /proc is the host's until the pod mounts its own, and nothing can be created in it.
+  node_runtime "$tmp/rt.yaml" "$(c "command: [/bin/true]" \
+    "volumeMounts: [{name: data, mountPath: /proc/$$-no-such-dir/data}]")" \
+    "$(p "volumes: [{name: data, emptyDir: {}}]")"
+  setup_fails mount-point "creating /proc/$$-no-such-dir: No such file or directory"
+  node_runtime "$tmp/rt.yaml" "$(c "command: [/bin/true]" "workingDir: $missing")" ""
+  setup_fails working-dir "workingDir $missing: No such file or directory"
+  setup_fails working-dir-host "workingDir $missing: No such file or directory" --isolation host
+  echo "setupfail: ok"
 }
 
 case_restart() {
