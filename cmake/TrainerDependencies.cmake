@@ -32,6 +32,15 @@ if(NOT TRAINER_WITH_MPI STREQUAL "OFF")
     set(TRAINER_HAVE_MPI ON)
   endif()
 endif()
+# trainer_mpi (libtrainer::mpi): the MPI library that libtrainer_collectives.a links. The
+# installed target is empty and libtrainer-config.cmake fills it with the MPI::MPI_<lang> that it
+# finds for a language the consumer enabled (C, else CXX), so a C++-only project can link the
+# collectives; in the build tree it is MPI::MPI_C.
+if(TRAINER_HAVE_MPI)
+  add_library(trainer_mpi INTERFACE)
+  set_target_properties(trainer_mpi PROPERTIES EXPORT_NAME mpi)
+  target_link_libraries(trainer_mpi INTERFACE $<BUILD_INTERFACE:MPI::MPI_C>)
+endif()
 add_feature_info(MPI TRAINER_HAVE_MPI "Open MPI collectives backend (TRAINER_WITH_MPI=${TRAINER_WITH_MPI})")
 
 # --- CUDA + NCCL ----------------------------------------------------------------------------

@@ -70,7 +70,9 @@ struct ExecutorOptions {
   Isolation isolation = Isolation::kAuto;
   /// The `trainer-pod` helper executable that becomes each pod's init process and serves as the
   /// MPI rsh agent. Empty: `$TRAINER_POD_HELPER`, then `trainer-pod` beside the running
-  /// executable or in `../libexec/libtrainer/` from it, then the build tree's copy.
+  /// executable, in the installed helper folder seen from it (`../libexec/libtrainer/`) or from
+  /// libtrainer.so, then, for programs of a build tree only, that build tree's copy
+  /// (docs/bindings.md, "Install layout").
   std::string pod_helper;
   /// Host environment variables a container gets when its spec does not set them (so host
   /// programs are found: the image is not pulled, the host's programs run).

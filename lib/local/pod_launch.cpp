@@ -5,6 +5,7 @@
 
 #include <boost/json.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <csignal>
@@ -12,12 +13,20 @@
 #include <cstring>
 #include <map>
 
+#include <dlfcn.h>
 #include <fcntl.h>
+#include <link.h>
 #include <linux/capability.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+// The installed layout and the build tree, from lib/local/CMakeLists.txt (see find_helper).
+#if !defined(TRAINER_POD_HELPER_FROM_TOOLSDIR) || !defined(TRAINER_POD_HELPER_FROM_LIBDIR) || \
+    !defined(TRAINER_BUILD_TREE) || !defined(TRAINER_POD_HELPER_BUILD_PATH)
+#error "lib/local/CMakeLists.txt defines the pod helper's locations"
+#endif
 
 namespace trainer::local::detail {
 namespace json = boost::json;
@@ -34,30 +43,68 @@ bool executable(const std::string& path) {
   return !path.empty() && access(path.c_str(), X_OK) == 0;
 }
 
+std::string dir_of(const std::string& path) {
+  return path.substr(0, path.rfind('/'));
+}
+
+// The folder of the running executable ("" when /proc is not mounted).
 std::string self_dir() {
   char buf[PATH_MAX];
   const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
   if (n <= 0) return {};
-  std::string path(buf, static_cast<std::size_t>(n));
-  return path.substr(0, path.rfind('/'));
+  return dir_of(std::string(buf, static_cast<std::size_t>(n)));
 }
 
+// The folder of the shared library this code is linked into (libtrainer.so); "" when it is
+// linked into the executable itself (trainerctl, or a program linking libtrainer_cpp.a).
+std::string library_dir() {
+  static const char anchor = 0;
+  Dl_info info{};
+  link_map* map = nullptr;
+  if (dladdr1(&anchor, &info, reinterpret_cast<void**>(&map), RTLD_DL_LINKMAP) == 0 ||
+      map == nullptr || map->l_name == nullptr || map->l_name[0] == '\0') {
+    return {};
+  }
+  char real[PATH_MAX];
+  if (realpath(map->l_name, real) == nullptr) return {};
+  return dir_of(real);
+}
+
+// The pod helper: the option, $TRAINER_POD_HELPER, then the installed layout seen from the
+// running program (beside it, as the vcpkg port puts both in tools/libtrainer, or in the helper
+// folder: bin/../libexec/libtrainer) and from libtrainer.so (lib/../libexec/libtrainer), so a
+// moved prefix works and an embedder of the C ABI finds the helper of its libtrainer.so. The
+// build tree's helper only serves programs and libraries of that build tree: an installed copy
+// never runs a program from the folder it was built in.
 Result<std::string> find_helper(const ExecutorOptions& options) {
   std::vector<std::string> candidates;
+  const auto add = [&candidates](std::string c) {
+    if (std::find(candidates.begin(), candidates.end(), c) == candidates.end()) {
+      candidates.push_back(std::move(c));
+    }
+  };
   if (!options.pod_helper.empty()) {
-    candidates.push_back(options.pod_helper);
+    add(options.pod_helper);
   } else {
     if (const char* env = std::getenv("TRAINER_POD_HELPER"); env != nullptr && *env != '\0') {
-      candidates.emplace_back(env);
+      add(env);
     }
-    const auto dir = self_dir();
-    if (!dir.empty()) {
-      candidates.push_back(dir + "/trainer-pod");
-      candidates.push_back(dir + "/../libexec/libtrainer/trainer-pod");
+    const auto exe_dir = self_dir();
+    const auto lib_dir = library_dir();
+    const auto helper_in = [](const std::string& dir, const std::string& rel) {
+      return rel == "." ? dir + "/trainer-pod" : dir + "/" + rel + "/trainer-pod";
+    };
+    if (!exe_dir.empty()) {
+      add(helper_in(exe_dir, "."));
+      add(helper_in(exe_dir, TRAINER_POD_HELPER_FROM_TOOLSDIR));
     }
-#ifdef TRAINER_POD_HELPER_BUILD_PATH
-    candidates.emplace_back(TRAINER_POD_HELPER_BUILD_PATH);
-#endif
+    if (!lib_dir.empty()) add(helper_in(lib_dir, TRAINER_POD_HELPER_FROM_LIBDIR));
+    char build_tree[PATH_MAX];
+    const auto code_dir = (lib_dir.empty() ? exe_dir : lib_dir) + "/";
+    if (realpath(TRAINER_BUILD_TREE, build_tree) != nullptr &&
+        code_dir.rfind(std::string(build_tree) + "/", 0) == 0) {
+      add(TRAINER_POD_HELPER_BUILD_PATH);
+    }
   }
   for (const auto& c : candidates) {
     if (!executable(c)) continue;

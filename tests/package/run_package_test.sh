@@ -1,23 +1,124 @@
 #!/usr/bin/env bash
-# Installs the build tree into a prefix, moves the prefix elsewhere (relocatability), then builds
-# and runs the consumer twice: through find_package(libtrainer) and through pkg-config.
+# SPDX-License-Identifier: Apache-2.0
+# The package a user meets. Installs the build tree into a prefix, moves the prefix elsewhere
+# (relocatability), then, with no LD_LIBRARY_PATH anywhere:
+#   1. runs the installed programs: `trainerctl version`, and a tiny `trainerctl run` whose pod
+#      helper (trainer-pod) must be found in the moved prefix, not in the build tree;
+#   2. lays the programs out as the vcpkg port does (trainerctl and trainer-pod in
+#      tools/libtrainer) and runs the tiny job from there;
+#   3. builds and runs CMake consumers: a C project (project(x C)) with every C++ dependency of
+#      libtrainer disabled, whose program also runs a pod through the C ABI from outside the
+#      prefix (trainer-pod found relative to libtrainer.so); a C++ project (project(x CXX))
+#      using trainer.hpp alone, the C++ core and the collectives;
+#   4. builds pkg-config consumers: `libtrainer` (C, with nothing but the prefix on the include
+#      path) and `libtrainer-hpp` (trainer.hpp).
 # Usage: run_package_test.sh <build-dir> <source-dir> <work-dir>
 set -euo pipefail
 build=$1 src=$2 work=$3
+here=$src/tests/package
+unset LD_LIBRARY_PATH TRAINER_POD_HELPER
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
 rm -rf "$work" && mkdir -p "$work"
 cmake --install "$build" --prefix "$work/staging" >/dev/null
 mv "$work/staging" "$work/prefix"
 prefix=$work/prefix
 
-cmake -S "$src/tests/package/consumer" -B "$work/consumer-build" -DCMAKE_PREFIX_PATH="$prefix" \
-  -DCMAKE_BUILD_RPATH="$prefix/lib" >/dev/null
-cmake --build "$work/consumer-build" >/dev/null
-LD_LIBRARY_PATH="$prefix/lib" "$work/consumer-build/consumer_c"
-LD_LIBRARY_PATH="$prefix/lib" "$work/consumer-build/consumer_cpp"
+# --- 1. the installed programs ------------------------------------------------------------------
+cat >"$work/tiny.yaml" <<'YAML'
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainingRuntime
+metadata: {name: tiny, namespace: default}
+spec:
+  mlPolicy: {numNodes: 1}
+  template:
+    spec:
+      replicatedJobs:
+        - name: node
+          replicas: 1
+          template:
+            metadata:
+              labels: {trainer.kubeflow.org/trainjob-ancestor-step: trainer}
+            spec:
+              backoffLimit: 0
+              template:
+                spec:
+                  containers:
+                    - name: node
+                      image: unused
+                      command: [/bin/sh, -c, "echo tiny-job-ran"]
+---
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata: {name: tiny, namespace: default}
+spec:
+  runtimeRef: {name: tiny, apiGroup: trainer.kubeflow.org, kind: TrainingRuntime}
+YAML
 
-pcdir=$(dirname "$(find "$prefix" -name libtrainer.pc -print -quit)")
-export PKG_CONFIG_PATH=$pcdir
-cc -std=c11 -pedantic-errors -Wall -Wextra -Werror "$src/tests/package/consumer/consumer.c" \
-  $(pkg-config --cflags --libs libtrainer) -o "$work/consumer_pc"
-LD_LIBRARY_PATH="$(pkg-config --variable=libdir libtrainer)" "$work/consumer_pc"
+# run_tiny TRAINERCTL RUN_DIR: the tiny job must complete and print its line.
+run_tiny() {
+  local out=$2.out rc=0
+  timeout 60 "$1" run -f "$work/tiny.yaml" --run-dir "$2" --isolation host >"$out" 2>&1 || rc=$?
+  cat "$out"
+  [[ $rc -eq 0 ]] || fail "$1 run exited $rc"
+  grep -qF "[node-0-0] tiny-job-ran" "$out" || fail "$1 run: the pod's line is missing"
+}
+
+for program in "$prefix/bin/trainerctl" "$prefix/libexec/libtrainer/trainer-pod"; do
+  runpath=$(readelf -d "$program" | sed -n 's/.*(RUNPATH).*\[\(.*\)\]/\1/p')
+  [[ $runpath == '$ORIGIN/'* ]] || fail "$program: RUNPATH '$runpath' is not relative to \$ORIGIN"
+done
+"$prefix/bin/trainerctl" version || fail "the installed trainerctl does not start"
+run_tiny "$prefix/bin/trainerctl" "$work/run-installed"
+
+# --- 2. the vcpkg port's layout -------------------------------------------------------------------
+# ports/libtrainer installs both programs into tools/libtrainer (TRAINER_INSTALL_TOOLSDIR and
+# TRAINER_INSTALL_HELPERDIR); its RUNPATH is then $ORIGIN/../../lib (computed by the same rule
+# as bin's, checked above), so this copy of the default build's trainerctl gets the library
+# through a symbolic link tools/lib -> ../lib.
+port=$work/port
+cp -a "$prefix" "$port"
+mkdir -p "$port/tools/libtrainer"
+mv "$port/bin/trainerctl" "$port/libexec/libtrainer/trainer-pod" "$port/tools/libtrainer/"
+rm -rf "$port/bin" "$port/libexec"
+ln -s ../lib "$port/tools/lib"
+run_tiny "$port/tools/libtrainer/trainerctl" "$work/run-port"
+
+# --- 3. CMake consumers -----------------------------------------------------------------------------
+# The C project must not need the C++ dependencies: they are made unfindable.
+no_cxx_deps=()
+for pkg in Boost tl-expected yaml-cpp OpenSSL MPI Threads CUDAToolkit NCCL; do
+  no_cxx_deps+=("-DCMAKE_DISABLE_FIND_PACKAGE_$pkg=ON")
+done
+for components in "" "trainer"; do
+  dir=$work/consumer-c${components:+-$components}
+  cmake -S "$here/consumer-c" -B "$dir" -DCMAKE_PREFIX_PATH="$prefix" "${no_cxx_deps[@]}" \
+    -DLIBTRAINER_COMPONENTS="$components" >"$dir.log" 2>&1 || { cat "$dir.log"; fail "C consumer"; }
+  cmake --build "$dir" >"$dir.log" 2>&1 || { cat "$dir.log"; fail "C consumer build"; }
+done
+"$work/consumer-c/consumer_c"
+"$work/consumer-c/consumer_run" "$work/run-capi"
+
+cmake -S "$here/consumer-cxx" -B "$work/consumer-cxx" -DCMAKE_PREFIX_PATH="$prefix" \
+  >"$work/consumer-cxx.log" 2>&1 || { cat "$work/consumer-cxx.log"; fail "C++ consumer"; }
+cmake --build "$work/consumer-cxx" >"$work/consumer-cxx.log" 2>&1 ||
+  { cat "$work/consumer-cxx.log"; fail "C++ consumer build"; }
+for program in consumer_hpp consumer_cpp consumer_collectives; do
+  "$work/consumer-cxx/$program"
+done
+
+# --- 4. pkg-config consumers --------------------------------------------------------------------
+export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
+[[ -e $PKG_CONFIG_PATH/libtrainer.pc ]] || fail "no libtrainer.pc in $PKG_CONFIG_PATH"
+libdir=$(pkg-config --variable=libdir libtrainer)
+[[ $(cd "$libdir" && pwd -P) == $(cd "$prefix/lib" && pwd -P) ]] ||
+  fail "libtrainer.pc libdir $libdir is not the moved prefix's"
+# shellcheck disable=SC2046  # pkg-config output is a list of flags
+cc -std=c11 -pedantic-errors -Wall -Wextra -Werror "$here/consumer-c/consumer.c" \
+  $(pkg-config --cflags --libs libtrainer) -Wl,-rpath,"$libdir" -o "$work/consumer_pc"
+"$work/consumer_pc"
+# shellcheck disable=SC2046
+c++ -std=c++17 -Wall -Wextra -Werror "$here/consumer-cxx/consumer_hpp.cpp" \
+  $(pkg-config --cflags --libs libtrainer-hpp) -Wl,-rpath,"$libdir" -o "$work/consumer_hpp_pc"
+"$work/consumer_hpp_pc"
 echo "package test: OK ($prefix)"
