@@ -101,8 +101,12 @@ TRAINER_API void trainer_run_cancel(trainer_run* run);
 TRAINER_API void trainer_run_free(trainer_run* run);
 
 /** Reads the status document of a run folder written by any process (running or finished) into
- *  `*out`. Errors: TRAINER_E_INVALID_ARGUMENT (NULL), TRAINER_E_NOT_FOUND (no run there),
- *  TRAINER_E_PARSE (unreadable state). Thread-safe. @since 0.1 */
+ *  `*out`. A run whose executor process is gone without finishing it (SIGKILLed; told apart from
+ *  a later process with the same pid by its start time) reads as phase `Failed` with a condition
+ *  of reason `ExecutorLost`, its unfinished pods `Failed` with reason `ExecutorLost`, and
+ *  `executorLost: true` (docs/local.md); the folder itself is not changed. Errors:
+ *  TRAINER_E_INVALID_ARGUMENT (NULL), TRAINER_E_NOT_FOUND (no run there), TRAINER_E_PARSE
+ *  (unreadable state). Thread-safe. @since 0.1 */
 TRAINER_API trainer_status trainer_run_read_status(const char* run_dir, trainer_buffer* out,
                                                    trainer_error** err);
 

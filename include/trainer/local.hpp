@@ -139,7 +139,11 @@ class Executor {
 };
 
 /// Reads `<run_dir>/state.json` (written by a running or finished Executor, possibly of another
-/// process). Errors: `kNotFound` (no run there), `kParse` (unreadable state).
+/// process). A run whose executor process is gone without finishing it (killed; a later process
+/// with the same pid is told apart by its start time) reads as `Failed` with the condition reason
+/// `ExecutorLost`, its unfinished pods `Failed` with reason `ExecutorLost`, and
+/// `executorLost: true`; the file is not changed. Errors: `kNotFound` (no run there), `kParse`
+/// (unreadable state).
 [[nodiscard]] Result<boost::json::value> read_status(const std::string& run_dir);
 
 /// The path of a pod's log file in a run folder. `pod` is a pod name, a pod hostname or a

@@ -8,6 +8,7 @@
 
 #include "local/env.hpp"
 #include "local/lifecycle.hpp"
+#include "local/liveness.hpp"
 #include "local/plan.hpp"
 #include "local/pod_launch.hpp"
 #include "local/run_folder.hpp"
@@ -122,6 +123,8 @@ class Executor::Impl {
     o["runDir"] = config_.run_dir;
     o["isolation"] = config_.namespaces ? "namespaces" : "host";
     o["finished"] = done_;
+    // Who runs the run: a reader of state.json tells a dead executor from a live one by this.
+    o["executor"] = identity_;
     return s;
   }
 
@@ -209,7 +212,8 @@ class Executor::Impl {
     return false;
   }
 
-  void start_pod(std::size_t i) {
+  // Returns false when the pod could not be created (it then counts as a failed pod).
+  bool start_pod(std::size_t i) {
     auto launched = detail::launch_pod(lifecycle_.plan(), i, lifecycle_.pod(i).name, config_);
     const auto now = Clock::now();
     if (!launched) {
@@ -217,7 +221,7 @@ class Executor::Impl {
           "cannot start pod " + lifecycle_.pod(i).name + ": " + launched.error().message;
       emit(i, true, msg);
       lifecycle_.pod_start_failed(i, launched.error().message, now);
-      return;
+      return false;
     }
     Proc p;
     p.pid = launched->pid;
@@ -232,6 +236,7 @@ class Executor::Impl {
     lifecycle_.pod(i).pid = p.pid;
     lifecycle_.pod(i).log = launched->log_path;
     procs_[i] = std::move(p);
+    return true;
   }
 
   void stop_pod(std::size_t i) {
@@ -248,6 +253,7 @@ class Executor::Impl {
     std::optional<std::chrono::steady_clock::time_point> drain_until;
     for (;;) {
       bool changed = false;
+      bool start_failed = false;
       {
         std::lock_guard<std::mutex> lock(mu_);
         const auto now = Clock::now();
@@ -256,11 +262,14 @@ class Executor::Impl {
           lifecycle_.cancel(now);
         }
         const auto actions = lifecycle_.step(now);
-        for (const auto i : actions.start) start_pod(i);
+        for (const auto i : actions.start) start_failed = !start_pod(i) || start_failed;
         for (const auto i : actions.stop) stop_pod(i);
         changed = !actions.start.empty() || !actions.stop.empty();
       }
       if (changed) publish();
+      // A pod that could not be created changed the state without any descriptor to wake the
+      // poll below: step again at once (each failure counts toward backoffLimit, so this ends).
+      if (start_failed) continue;
 
       bool pods_gone = false;
       {
@@ -395,6 +404,7 @@ class Executor::Impl {
   bool done_ = false;
   bool cancel_requested_ = false;
   bool state_write_failed_ = false;
+  const json::object identity_ = detail::executor_identity();
   int wake_fd_ = -1;
   int run_log_fd_ = -1;
   std::thread thread_;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "local/run_folder.hpp"
 
+#include "local/liveness.hpp"
+
 #include "trainer/local.hpp"
 
 #include <boost/json.hpp>
@@ -84,6 +86,8 @@ Result<json::value> read_status(const std::string& run_dir) {
   if (ec || !v.is_object()) {
     return fail(ErrorCode::kParse, run_dir + "/state.json: not a run state: " + ec.message());
   }
+  // A run whose executor is gone (SIGKILLed) says so instead of "Running" forever.
+  detail::mark_lost_executor(v);
   return v;
 }
 

@@ -13,6 +13,9 @@
 #             executable, a missing hostPath, a mount point that cannot be made, a missing
 #             workingDir), each LOCAL_ITERATIONS times (default 50) with a hang guard, with and
 #             without namespaces: the run ends Failed at once, naming the pod and the cause
+#   executorlost  trainerctl run is SIGKILLed with 2 pods running (namespaces and host):
+#             `trainerctl status` reports Failed/ExecutorLost at once, and no process of the run
+#             is left (the pods die with their executor)
 #   jax       2 nodes on the built-in jax-distributed runtime: JAX_* env, coordinator resolves
 #   xgboost   2 nodes on the built-in xgboost-distributed runtime: DMLC_* env, tracker resolves
 #   mpi       examples/ddp/trainjob.yaml on the built-in deepspeed-distributed runtime (2 nodes x
@@ -311,6 +314,54 @@ case_sigint() {
   done
   [[ -z $(run_pids "$mark") ]] || fail "processes of the run left: $(run_pids "$mark")"
   echo "sigint: ok"
+}
+
+# executor_lost [trainerctl args]: SIGKILL trainerctl while two pods sleep.
+executor_lost() {
+  local mark="lost-$$-$RANDOM" i
+  rm -rf "$tmp/run"
+  runtime "$tmp/rt.yaml" ""
+  trainjob "$tmp/tj.yaml" 2 "" "{name: PROBE_SLEEP, value: \"300\"}, {name: PROBE_MARK, value: $mark}"
+  "$trainerctl" run -f "$tmp/tj.yaml" -f "$tmp/rt.yaml" --run-dir "$tmp/run" "$@" \
+    >"$tmp/out" 2>"$tmp/err" &
+  local ctl=$!
+  for i in $(seq 1 100); do
+    [[ $(run_pids "$mark" | wc -l) -ge 2 ]] && break
+    sleep 0.2
+  done
+  [[ $(run_pids "$mark" | wc -l) -ge 2 ]] || fail "the trainer pods never started: $(cat "$tmp/err")"
+  "$trainerctl" status "$tmp/run" | grep -q "^Running:" || fail "a live run is not Running"
+  kill -KILL "$ctl"
+  wait "$ctl" 2>/dev/null || true
+  # Reported as soon as the executor is gone: no grace, no wait.
+  "$trainerctl" status "$tmp/run" >"$tmp/status" || fail "trainerctl status failed"
+  cat "$tmp/status"
+  grep -q "^Failed:" "$tmp/status" || fail "a run whose executor was killed is not Failed"
+  grep -qF "condition Failed=True reason=ExecutorLost: the executor of this run (pid $ctl) ended without finishing it" \
+    "$tmp/status" || fail "no ExecutorLost condition naming the executor"
+  "$trainerctl" status "$tmp/run" -o json | grep -q '"executorLost":true' || fail "json status"
+  # The pods die with their executor (within their grace period of 2 s in host mode).
+  for i in $(seq 1 50); do
+    [[ -z $(run_pids "$mark") ]] && break
+    sleep 0.2
+  done
+  [[ -z $(run_pids "$mark") ]] || fail "processes of the run outlived its executor: $(run_pids "$mark")"
+}
+
+case_executorlost() {
+  needs_root
+  executor_lost
+  executor_lost --isolation host
+  # PID reuse: a live process with the recorded pid is the executor only with its start time.
+  local start; start=$(sed 's/.*) //' "/proc/$$/stat" | cut -d' ' -f20)
+  sed -e 's/"finished":true/"finished":false/' -e 's/"executorLost":true,\{0,1\}//' \
+    -e "s/\"executor\":{\"pid\":[0-9]*,\"startTime\":\"[0-9]*\"/\"executor\":{\"pid\":$$,\"startTime\":\"$start\"/" \
+    "$tmp/run/state.json" >"$tmp/state" && mv "$tmp/state" "$tmp/run/state.json"
+  grep -q "\"pid\":$$,\"startTime\":\"$start\"" "$tmp/run/state.json" || fail "state edit"
+  "$trainerctl" status "$tmp/run" | grep -q "reason=ExecutorLost" && fail "a live executor reported lost"
+  sed -i "s/\"pid\":$$,\"startTime\":\"$start\"/\"pid\":$$,\"startTime\":\"1$start\"/" "$tmp/run/state.json"
+  "$trainerctl" status "$tmp/run" | grep -q "reason=ExecutorLost" || fail "a reused pid taken for the executor"
+  echo "executorlost: ok"
 }
 
 case_host() {
