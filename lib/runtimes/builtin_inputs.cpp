@@ -73,4 +73,15 @@ Result<void> add_referenced_builtin_runtimes(std::vector<json::value>& documents
   return {};
 }
 
+std::string builtin_runtime_hint(const RuntimeRef& ref) {
+  if (ref.api_group.value_or(kGroup) != kGroup ||
+      ref.kind.value_or(kClusterTrainingRuntimeKind) != kClusterTrainingRuntimeKind ||
+      !find_builtin_runtime(ref.name)) {
+    return {};
+  }
+  return "; \"" + ref.name +
+         "\" is a built-in ClusterTrainingRuntime of libtrainer: add --builtin-runtimes "
+         "(trainerctl) or set the builtin_runtimes option to use it";
+}
+
 }  // namespace trainer::detail

@@ -2,9 +2,11 @@
 #pragma once
 
 #include "trainer/error.hpp"
+#include "trainer/model.hpp"
 
 #include <boost/json/value.hpp>
 
+#include <string>
 #include <vector>
 
 namespace trainer::detail {
@@ -14,5 +16,14 @@ namespace trainer::detail {
 /// input itself but ships with libtrainer. Inputs always take precedence.
 [[nodiscard]] Result<void> add_referenced_builtin_runtimes(
     std::vector<boost::json::value>& documents);
+
+/// The sentence that tells a caller whose TrainJob references a ClusterTrainingRuntime that is
+/// not among the inputs that the runtime ships with libtrainer and how to use it, starting with
+/// "; " so that it can follow the not-found text; "" when `ref` (CRD defaults applied: apiGroup
+/// trainer.kubeflow.org, kind ClusterTrainingRuntime) names no built-in runtime. Every face's
+/// not-found error appends it, so it names each face's switch: trainerctl's
+/// `--builtin-runtimes` and the `builtin_runtimes` option (AdmissionOptions, the C ABI's
+/// trainer_render_options, the bindings' BuiltinRuntimes).
+[[nodiscard]] std::string builtin_runtime_hint(const RuntimeRef& ref);
 
 }  // namespace trainer::detail

@@ -29,8 +29,12 @@ int report_field_errors(const std::vector<trainer::FieldError>& errors) {
 }
 
 int report_error(const trainer::Error& error) {
-  if (!error.fields.empty()) return report_field_errors(error.fields);
-  std::fprintf(stderr, "error: %s\n", error.message.c_str());
+  if (!error.fields.empty()) report_field_errors(error.fields);
+  // The message is printed unless it only repeats the field errors (an Error::invalid
+  // aggregate): a not-found error's message says what was looked for and how to fix it.
+  if (error.fields.empty() || error.message != trainer::Error::invalid(error.fields).message) {
+    std::fprintf(stderr, "error: %s\n", error.message.c_str());
+  }
   return kExitFailed;
 }
 

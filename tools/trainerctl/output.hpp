@@ -21,7 +21,8 @@ std::optional<OutputFormat> parse_output_format(const std::string& text);
 void print_warning(std::string_view warning);
 /// One `path: Type: detail` line per field error on stderr; returns kExitFailed.
 int report_field_errors(const std::vector<trainer::FieldError>& errors);
-/// `error: <message>` (or the field errors) on stderr; returns kExitFailed.
+/// The field errors (one line each), then `error: <message>` unless the message only repeats
+/// them, on stderr; returns kExitFailed.
 int report_error(const trainer::Error& error);
 /// YAML: one document per object separated by `---`; JSON: a `v1` `List`.
 void print_objects(const trainer::ObjectSet& objects, OutputFormat format);
