@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The trainerctl commands the README and the docs show must work as written:
 # 1. every ```sh block of README.md, docs/*.md and examples/*/README.md that calls trainerctl
-#    runs, as written, from a copy of the repository root whose build/dev is this build tree
-#    (what ./scripts/quickstart leaves behind), and exits 0 within a bound;
+#    and does nothing else (its lines are `trainerctl ...`, `export PATH=...` or comments) runs,
+#    as written, from a stand-in of the repository root whose build/dev is this build tree (what
+#    ./scripts/quickstart leaves behind), and exits 0 within a bound. Blocks that also build or
+#    install (docs/bindings.md) are left to the package tests;
 # 2. the synopses of README.md's "## trainerctl" block are those of `trainerctl COMMAND --help`
 #    (which the parser generates from its flag table), command for command.
 # Usage: readme_test.sh <trainerctl> <source-dir> <build-dir>
@@ -42,13 +44,26 @@ for doc in "$src"/README.md "$src"/docs/*.md "$src"/examples/*/README.md; do
   for block in "$tmp"/blocks/*.sh; do
     [[ -f $block ]] || continue
     name="${doc#"$src"/}:$(basename "$block" .sh | sed 's/^[0-9]*-//')"
-    # The main job needs the data-parallel example, which is built only with MPI.
-    if grep -q "examples/ddp" "$block" && [[ ! -x $build/examples/ddp/ddp_logreg ]]; then
-      echo "SKIP $name: examples/ddp was not built (no MPI)"
+    if grep -vqE '^[[:space:]]*(#|$|trainerctl |export PATH=)' "$block"; then
+      echo "SKIP $name: does more than call trainerctl"
       continue
     fi
+    # The main job needs the data-parallel example, which is built only with MPI.
+    if grep -q "examples/ddp" "$block"; then
+      if [[ ! -x $build/examples/ddp/ddp_logreg ]]; then
+        echo "SKIP $name: examples/ddp was not built (no MPI)"
+        continue
+      fi
+      # As local.mpi: mpirun reaches the node pod by its hostname, which needs the pod
+      # namespaces (root); under ASan the ranks run in pods without ASAN_OPTIONS, where
+      # LeakSanitizer cannot work (local.mpi runs the same job with the options it needs).
+      if [[ $(id -u) -ne 0 || -n ${ASAN_OPTIONS:-} ]]; then
+        echo "SKIP $name: the main job needs root and an uninstrumented build (local.mpi)"
+        continue
+      fi
+    fi
     snippets=$((snippets + 1))
-    (cd "$root" && timeout 180 bash -euo pipefail "$block") >"$tmp/out" 2>&1
+    (cd "$root" && timeout -k 5 180 bash -euo pipefail "$block") >"$tmp/out" 2>&1 </dev/null
     rc=$?
     if [[ $rc -ne 0 ]]; then
       fail "$name: exit $rc"
@@ -58,7 +73,7 @@ for doc in "$src"/README.md "$src"/docs/*.md "$src"/examples/*/README.md; do
   done
 done
 # The README's main job is among them (when it could run).
-if [[ -x $build/examples/ddp/ddp_logreg ]] && ! grep -q "trainerctl run -f examples/ddp/trainjob.yaml" "$src/README.md"; then
+if ! grep -q "trainerctl run -f examples/ddp/trainjob.yaml" "$src/README.md"; then
   fail "README.md: the main-job command is gone"
 fi
 ((snippets > 0)) || fail "no trainerctl snippet found"
