@@ -65,7 +65,14 @@ typedef struct trainer_comm trainer_comm;
 
 /** Creates a communicator from the environment: mpirun's OMPI_COMM_WORLD_* (MPI), torchrun's
  *  RANK/WORLD_SIZE/MASTER_ADDR/MASTER_PORT or Kubeflow's PET_* (NCCL through the TCP store).
- *  `*out` receives the owned communicator. @since 0.1 */
+ *  Through the TCP store, every rank proves it knows TRAINER_RENDEZVOUS_SECRET (the same value,
+ *  at least 16 bytes, in every process of the job; without it, a key derived from the store
+ *  address, which stops stray processes but not an attacker: docs/collectives.md, "Who may
+ *  join"). `*out` receives the owned communicator.
+ *  Errors: TRAINER_E_INVALID_ARGUMENT (malformed or short variables, named in the message),
+ *  TRAINER_E_INVALID (ranks disagree on the world size or the secret, a rank claimed twice),
+ *  TRAINER_E_TIMEOUT, TRAINER_E_IO, TRAINER_E_UNSUPPORTED (a rank without a GPU, a backend
+ *  compiled out). Thread-safety: any thread; one call per process at a time. @since 0.1 */
 TRAINER_API trainer_status trainer_comm_init_from_env(const trainer_comm_options* options,
                                                       TRAINER_OWN trainer_comm** out,
                                                       trainer_error** err);
@@ -75,8 +82,10 @@ TRAINER_API trainer_status trainer_comm_create_mpi(const trainer_comm_options* o
                                                    TRAINER_OWN trainer_comm** out,
                                                    trainer_error** err);
 /** Creates an NCCL communicator; ranks rendezvous through the TCP store at (host, port),
- *  where rank 0 listens. TRAINER_E_UNSUPPORTED on every rank when a rank has no GPU.
- *  @since 0.1 */
+ *  where rank 0 listens, authenticated with TRAINER_RENDEZVOUS_SECRET from the process
+ *  environment (as trainer_comm_init_from_env; without it, a key derived from `host` and
+ *  `port`, so every rank must pass the same host text). `host` is borrowed for the call.
+ *  TRAINER_E_UNSUPPORTED on every rank when a rank has no GPU. @since 0.1 */
 TRAINER_API trainer_status trainer_comm_create_nccl(const char* host, size_t host_len,
                                                     uint16_t port, int rank, int size,
                                                     int local_rank, int local_size,

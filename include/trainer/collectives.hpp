@@ -151,6 +151,10 @@ struct BootstrapPlan {
   std::uint16_t store_port = 0;    ///< kTcpStore: port of our store (see docs/collectives.md)
   std::string source;              ///< which variables decided: "mpirun", "torchrun", "PET"
   std::optional<Backend> backend;  ///< TRAINER_COLLECTIVES_BACKEND, if set
+  /// kTcpStore: the job's rendezvous secret (TRAINER_RENDEZVOUS_SECRET, at least
+  /// kMinRendezvousSecretBytes long); std::nullopt when unset, and the store then falls back
+  /// to a key derived from the store address (see RendezvousOptions::secret).
+  std::optional<std::string> store_secret;
 };
 
 /// Looks an environment variable up; std::nullopt when unset. Injected for tests.
@@ -167,8 +171,20 @@ using EnvLookup = std::function<std::optional<std::string>(const std::string& na
 ///    PET_MASTER_PORT for a binary started without torchrun -> kTcpStore at PET_MASTER_ADDR,
 ///    port PET_MASTER_PORT (or TRAINER_STORE_PORT); LOCAL_RANK is required when
 ///    PET_NPROC_PER_NODE > 1.
-/// None of them: kInvalidArgument. Malformed values: kInvalidArgument naming the variable.
+/// Rows 2 and 3 also read TRAINER_RENDEZVOUS_SECRET (BootstrapPlan::store_secret).
+/// None of them: kInvalidArgument. Malformed values: kInvalidArgument naming the variable
+/// (a secret's value is never echoed).
 [[nodiscard]] Result<BootstrapPlan> plan_from_env(const EnvLookup& env);
+
+/// The environment variable that carries a job's rendezvous secret to every rank. A launcher
+/// sets the same value in every process of one job and a fresh one per job (the local
+/// executor does; on a cluster, a Secret referenced with `valueFrom.secretKeyRef`).
+inline constexpr const char* kRendezvousSecretEnv = "TRAINER_RENDEZVOUS_SECRET";
+/// The shortest rendezvous secret accepted (bytes).
+inline constexpr std::size_t kMinRendezvousSecretBytes = 16;
+/// A fresh rendezvous secret: 64 hex digits from 32 bytes of OpenSSL's RAND_bytes.
+/// kInternal when the random generator fails. Thread-safe.
+[[nodiscard]] Result<std::string> new_rendezvous_secret();
 
 /// Options of the TCP rendezvous.
 struct RendezvousOptions {
@@ -179,14 +195,36 @@ struct RendezvousOptions {
   std::chrono::milliseconds timeout = kDefaultTimeout;
   /// Largest blob a rank may contribute (guards rank 0 against garbage on the port).
   std::size_t max_blob_bytes = std::size_t{64} << 20U;
+  /// The job's shared secret: every rank proves that it knows it (HMAC-SHA256
+  /// challenge-response; the secret never crosses the wire). All ranks must pass the same
+  /// value, at least kMinRendezvousSecretBytes long (kInvalidArgument otherwise).
+  /// Unset: TRAINER_RENDEZVOUS_SECRET from the process environment. Empty, or unset there too:
+  /// a fallback key derived from `host` and `port` (every rank must then pass the same `host`
+  /// text). The fallback keeps out stray processes and other jobs' ranks, but anyone who knows
+  /// the job's address can compute it: it is no protection against a deliberate attacker.
+  std::optional<std::string> secret;
+  /// Rank 0 reports each dropped peer here (one line: who, and why); unset: standard error,
+  /// prefixed "libtrainer: ". At most 16 lines per round, then a count. Called on the calling
+  /// thread.
+  std::function<void(const std::string& line)> log;
 };
 
 /// One round of the TCP rendezvous store: rank 0 listens on `port`, every other rank connects
 /// (retrying until the timeout), each rank contributes `blob`, and every rank receives all
 /// blobs indexed by rank. Every rank checks that all agree on `size` and that ranks are unique.
+///
+/// Peers authenticate with the job's secret (RendezvousOptions::secret) in both directions;
+/// rank 0 sends nothing but its challenge to a peer that has not proved itself, and such a
+/// peer can neither claim a rank nor end the round: it is dropped (and logged) on a wrong
+/// proof, bad framing, a message above its size limit, or after 5 s without authenticating.
+/// Rank 0 serves all connections at once, so a slow or silent peer delays nobody. Messages
+/// are authenticated, not encrypted.
+///
 /// Errors: kTimeout (a rank never joined: the message names the missing ranks), kInvalid
-/// (world-size disagreement, duplicate or out-of-range rank; reported to every rank),
-/// kIo (socket errors), kInvalidArgument (bad options).
+/// (world-size disagreement, duplicate or out-of-range rank, reported to every rank; a rank
+/// whose secret differs from rank 0's), kLimit (a blob above max_blob_bytes, reported to every
+/// rank), kIo (socket errors, a reply that fails its integrity check), kInvalidArgument (bad
+/// options, a secret shorter than kMinRendezvousSecretBytes).
 [[nodiscard]] Result<std::vector<std::string>> tcp_rendezvous(const RendezvousOptions& options,
                                                               std::string_view blob);
 

@@ -275,6 +275,7 @@ Result<Communicator> Communicator::init_from_env(const EnvLookup& env, const Com
   store.rank = plan->rank;
   store.size = plan->size;
   store.timeout = opts.timeout;
+  store.secret = plan->store_secret.value_or(std::string());  // from `env`, not the process's
   return create_nccl(store, plan->local_rank, plan->local_size, opts);
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // plan_from_env: which variables decide rank, size and the rendezvous address. The rules are
 // documented in docs/collectives.md ("Bootstrap from the environment").
+#include "collectives/tcp_store.hpp"
 #include "trainer/collectives.hpp"
 
 #include <cerrno>
@@ -61,6 +62,24 @@ constexpr long kMaxWorld = 1L << 24;
 
 }  // namespace
 
+}  // namespace trainer::collectives
+
+namespace trainer::collectives::detail {
+
+Result<std::optional<std::string>> rendezvous_secret_from(const EnvLookup& env) {
+  auto secret = get(env, kRendezvousSecretEnv);
+  if (secret && secret->size() < kMinRendezvousSecretBytes) {
+    return bad(std::string(kRendezvousSecretEnv) + " is " + std::to_string(secret->size()) +
+               " bytes long; at least " + std::to_string(kMinRendezvousSecretBytes) +
+               " are required (e.g. the output of `openssl rand -hex 32`)");
+  }
+  return secret;
+}
+
+}  // namespace trainer::collectives::detail
+
+namespace trainer::collectives {
+
 EnvLookup process_env() {
   return [](const std::string& name) -> std::optional<std::string> {
     const char* v = std::getenv(name.c_str());  // NOLINT(concurrency-mt-unsafe)
@@ -118,6 +137,8 @@ Result<BootstrapPlan> plan_from_env(const EnvLookup& env) {
     plan.size = size;
     plan.local_rank = local_rank;
     plan.local_size = local_size;
+    TRY_ASSIGN(secret, detail::rendezvous_secret_from(env));
+    plan.store_secret = std::move(secret);
     plan.store_host = *addr;
     plan.source = under_torchrun ? "torchrun" : "RANK/WORLD_SIZE";
     if (store_port_override) {
@@ -178,6 +199,8 @@ Result<BootstrapPlan> plan_from_env(const EnvLookup& env) {
     plan.local_size = nproc;
     plan.store_host = *addr;
     plan.store_port = store_port_override.value_or(master_port);
+    TRY_ASSIGN(secret, detail::rendezvous_secret_from(env));
+    plan.store_secret = std::move(secret);
     plan.source = "PET";
     return plan;
   }

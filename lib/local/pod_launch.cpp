@@ -2,6 +2,7 @@
 #include "local/pod_launch.hpp"
 
 #include "local/run_folder.hpp"
+#include "trainer/collectives.hpp"
 
 #include <boost/json.hpp>
 
@@ -207,6 +208,10 @@ Result<LaunchConfig> prepare_run(const Plan& plan, const ExecutorOptions& option
   for (const auto& name : options.host_env) {
     if (const char* v = std::getenv(name.c_str())) config.host_env.emplace_back(name, v);
   }
+  // One fresh rendezvous secret per run, in every pod that sets none (docs/collectives.md).
+  auto secret = collectives::new_rendezvous_secret();
+  if (!secret) return tl::unexpected(secret.error());
+  config.host_env.emplace_back(collectives::kRendezvousSecretEnv, std::move(*secret));
   char host[256] = {};
   gethostname(host, sizeof host - 1);
   config.node_name = host;
