@@ -36,6 +36,17 @@ class Quantity {
   /// '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`, `unable to parse quantity's suffix`,
   /// `unable to parse numeric part of quantity`; `kLimit` beyond kMaxDigits.
   [[nodiscard]] static Result<Quantity> parse(std::string_view text);
+  /// The pattern of every `resource.Quantity` field in a CRD schema (controller-gen's schema for
+  /// the type; x-kubernetes-int-or-string), which the API server checks before anything parses
+  /// the value.
+  static constexpr const char* kSchemaPattern =
+      "^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+"
+      "(\\.[0-9]*)?)|(\\.[0-9]+))))?$";
+  /// Whether `text` matches kSchemaPattern. The pattern and `parse` disagree at the edges: `parse`
+  /// reads `.`, `-` and `+` as zero (the pattern needs a digit) and refuses `1e.5` or `1e1.5`
+  /// (the pattern allows a fraction in the exponent), so a quantity field of a custom resource
+  /// holds text that both accept.
+  [[nodiscard]] static bool matches_schema_pattern(std::string_view text) noexcept;
   /// An integer number of units (e.g. CPUs, bytes) in the given format.
   [[nodiscard]] static Quantity from_int(std::int64_t value, Format format = Format::kDecimalSI);
   /// An integer number of thousandths (millicores).

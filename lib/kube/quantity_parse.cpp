@@ -161,7 +161,48 @@ bool ends_with_000(std::string_view s) noexcept {
   return s.size() >= 3 && s.substr(s.size() - 3) == "000";
 }
 
+// `([0-9]+(\.[0-9]*)?)|(\.[0-9]+)` from `i`: the end of the match, or npos.
+std::size_t match_schema_number(std::string_view s, std::size_t i) noexcept {
+  const std::size_t start = i;
+  while (i < s.size() && is_digit(s[i])) ++i;
+  if (i > start) {
+    if (i < s.size() && s[i] == '.') {
+      ++i;
+      while (i < s.size() && is_digit(s[i])) ++i;
+    }
+    return i;
+  }
+  if (i < s.size() && s[i] == '.') {
+    const std::size_t digits = ++i;
+    while (i < s.size() && is_digit(s[i])) ++i;
+    if (i > digits) return i;
+  }
+  return std::string_view::npos;
+}
+
 }  // namespace
+
+bool Quantity::matches_schema_pattern(std::string_view text) noexcept {
+  // No backtracking is needed: the number part never ends in a suffix character.
+  std::size_t i = 0;
+  if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+  i = match_schema_number(text, i);
+  if (i == std::string_view::npos) return false;
+  const std::string_view suffix = text.substr(i);
+  if (suffix.empty()) return true;
+  if (suffix.size() == 2 && suffix[1] == 'i') {
+    return std::string_view("KMGTPE").find(suffix[0]) != std::string_view::npos;
+  }
+  if (suffix.size() == 1 &&
+      std::string_view("numkMGTPE").find(suffix[0]) != std::string_view::npos) {
+    return true;
+  }
+  if (suffix[0] != 'e' && suffix[0] != 'E') return false;
+  std::size_t j = 1;
+  if (j < suffix.size() && (suffix[j] == '+' || suffix[j] == '-')) ++j;
+  j = match_schema_number(suffix, j);
+  return j == suffix.size();
+}
 
 Result<Quantity> Quantity::parse(std::string_view text) {
   if (text.empty()) return fail(ErrorCode::kParse, kErrFormatWrong);

@@ -3,8 +3,9 @@
 // The rules the runtime CRDs inherit from the embedded `jobset.x-k8s.io/v1alpha2` JobSetSpec
 // (reference 1.9): the JobSet-level CEL rules, enums, limits and `Value is immutable` transition
 // rules. The spec is raw JSON, so every access is type-checked first and a wrong type becomes a
-// schema type error. The pod templates inside the replicated jobs are core/v1 and not checked
-// here (the API server's core schema applies to them).
+// schema type error. The pod templates inside the replicated jobs are core/v1; of their rules,
+// only the quantity fields are checked (validation/quantity_rules.hpp).
+#include "validation/quantity_rules.hpp"
 #include "validation/rules.hpp"
 
 #include <algorithm>
@@ -113,6 +114,14 @@ void replicated_job_rules(const boost::json::object& job, const boost::json::obj
       if (const auto* s = tmpl->if_contains("spec")) {
         if (const auto* spec = expect_object(errs, child(tpath, "spec"), *s)) {
           required_fields(*spec, child(tpath, "spec"), {"template"}, errs);
+          // The pod template is core/v1; of its rules, the quantity fields are checked here.
+          const auto* pod = spec->if_contains("template");
+          const auto* pod_spec =
+              pod != nullptr && pod->is_object() ? pod->get_object().if_contains("spec") : nullptr;
+          if (pod_spec != nullptr && pod_spec->is_object()) {
+            check_pod_spec_quantities(errs, child(tpath, "spec.template.spec"),
+                                      pod_spec->get_object());
+          }
         }
       }
     }

@@ -2,6 +2,7 @@
 //
 // TrainJob CRD rules (reference 1.2-1.7). Fields are visited in the CRD's field order; for each
 // field its schema errors come first, then its CEL rules, then its children.
+#include "validation/quantity_rules.hpp"
 #include "validation/rules.hpp"
 
 #include <algorithm>
@@ -116,6 +117,10 @@ void trainer_rules(const Trainer& trainer, const Trainer* old, Errors& errs) {
   if (trainer.args) string_list_rules(*trainer.args, child(path, "args"), errs);
   check_named_object_list(errs, child(path, "env"), trainer.env, 128, {"name"});
   if (trainer.num_nodes) check_minimum(errs, child(path, "numNodes"), *trainer.num_nodes, 0);
+  if (trainer.resources_per_node) {
+    check_resource_requirements(errs, child(path, "resourcesPerNode"),
+                                boost::json::value(*trainer.resources_per_node));
+  }
   if (trainer.num_proc_per_node && *trainer.num_proc_per_node < 1) {
     errs.push_back(cel_invalid(child(path, "numProcPerNode"),
                                boost::json::value(*trainer.num_proc_per_node),
@@ -162,6 +167,9 @@ void pod_spec_patch_rules(const PodSpecPatch& spec, const PodSpecPatch* old,
     }
   }
   check_named_object_list(errs, child(path, "volumes"), spec.volumes, 128, {"name"});
+  for (std::size_t i = 0; i < spec.volumes.size(); ++i) {
+    check_volume_quantities(errs, index(child(path, "volumes"), i), spec.volumes[i]);
+  }
   changed("volumes", old && !spec.volumes.empty() && !old->volumes.empty(),
           old && cel_equal_volumes(spec.volumes, old->volumes));
   container_patches_rules(spec.init_containers, child(path, "initContainers"), errs);

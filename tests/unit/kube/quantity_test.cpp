@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <regex>
 #include <string>
 
 namespace {
@@ -474,4 +475,24 @@ TEST_CASE("Quantity compares by value regardless of format", "[quantity]") {
   CHECK(q("1n") <= q("1n"));
   CHECK(q("1n") >= q("0.5n"));  // 0.5n rounds up to 1n
   CHECK(q("2n") == q("1.5n"));  // 1.5n rounds up to 2n
+}
+
+TEST_CASE("Quantity::matches_schema_pattern is the CRD schema's regular expression", "[quantity]") {
+  // Checked against std::regex running kSchemaPattern itself (ECMAScript accepts it unchanged).
+  const std::regex pattern(Quantity::kSchemaPattern);
+  const char* const texts[] = {
+      "0",    "1",    "+1",   "-1",    "1.",    ".5",   "1.5", "-.5",  "+1.5e3", "1e",   "1E",
+      "1e3",  "1E+3", "1e-3", "1e.5",  "1e1.5", "1e1.", "1e+", "1Ki",  "1Mi",    "1Ei",  "1ki",
+      "1Kii", "1KiB", "1n",   "1u",    "1m",    "1k",   "1K",  "1M",   "1G",     "1T",   "1P",
+      "1E",   "1i",   "1mi",  ".",     "-",     "+",    "",    " 1",   "1 ",     "1..5", "1.5.",
+      "--1",  "+-1",  "0x10", "1_000", "1e3k",  "1kE3", ".e3", "5.Gi", "1\n",    "١"};
+  for (const char* text : texts) {
+    INFO(text);
+    CHECK(Quantity::matches_schema_pattern(text) == std::regex_match(text, pattern));
+  }
+  // Where the pattern and Kubernetes' parser disagree, in both directions.
+  CHECK_FALSE(Quantity::matches_schema_pattern("."));
+  CHECK(Quantity::parse(".").has_value());
+  CHECK(Quantity::matches_schema_pattern("1e1.5"));
+  CHECK_FALSE(Quantity::parse("1e1.5").has_value());
 }
