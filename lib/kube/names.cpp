@@ -51,6 +51,9 @@ constexpr const char* kEnvVarNameFmt = "[-._a-zA-Z][-._a-zA-Z0-9]*";
 constexpr const char* kEnvVarNameErrMsg =
     "a valid environment variable name must consist of alphabetic characters, digits, '_', '-', "
     "or '.', and must not start with a digit";
+constexpr const char* kConfigMapKeyFmt = "[-._a-zA-Z0-9]+";
+constexpr const char* kConfigMapKeyErrMsg =
+    "a valid config key must consist of alphanumeric characters, '-', '_' or '.'";
 constexpr const char* kHttpPathFmt = "[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+";
 
 bool is_lower_alnum(char c) noexcept {
@@ -133,6 +136,17 @@ Messages dns1123_subdomain(std::string_view value, std::string (*max_len)(std::s
     errs.push_back(regex_error(kDns1123SubdomainErrMsg, kDns1123SubdomainFmt, {"example.com"}));
   }
   return errs;
+}
+
+// hasChDirPrefix: `.`, `..` and names starting with `..` would step out of a folder.
+void has_chdir_prefix(std::string_view value, Messages& errs) {
+  if (value == ".") {
+    errs.emplace_back("must not be '.'");
+  } else if (value == "..") {
+    errs.emplace_back("must not be '..'");
+  } else if (value.substr(0, 2) == "..") {
+    errs.emplace_back("must not start with '..'");
+  }
 }
 
 boost::json::value json_string(std::string_view s) {
@@ -237,14 +251,24 @@ Messages is_env_var_name(std::string_view value) {
     errs.push_back(regex_error(kEnvVarNameErrMsg, kEnvVarNameFmt,
                                {"my.env-name", "MY_ENV.NAME", "MyEnvName1"}));
   }
-  // hasChDirPrefix
-  if (value == ".") {
-    errs.emplace_back("must not be '.'");
-  } else if (value == "..") {
-    errs.emplace_back("must not be '..'");
-  } else if (value.substr(0, 2) == "..") {
-    errs.emplace_back("must not start with '..'");
+  has_chdir_prefix(value, errs);
+  return errs;
+}
+
+Messages is_config_map_key(std::string_view value) {
+  Messages errs;
+  if (value.size() > kDns1123SubdomainMaxLength) {
+    errs.push_back(max_len_characters(kDns1123SubdomainMaxLength));
   }
+  const bool ok =
+      !value.empty() && value.find_first_not_of(
+                            "-._abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") ==
+                            std::string_view::npos;
+  if (!ok) {
+    errs.push_back(
+        regex_error(kConfigMapKeyErrMsg, kConfigMapKeyFmt, {"key.name", "KEY_NAME", "key-name"}));
+  }
+  has_chdir_prefix(value, errs);
   return errs;
 }
 

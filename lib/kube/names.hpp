@@ -35,6 +35,9 @@ using Messages = std::vector<std::string>;
 [[nodiscard]] Messages is_c_identifier(std::string_view value);
 /// `IsEnvVarName`: `[-._a-zA-Z][-._a-zA-Z0-9]*` and not `.`/`..`/starting with `..`.
 [[nodiscard]] Messages is_env_var_name(std::string_view value);
+/// `IsConfigMapKey` (ConfigMap and Secret data keys, which become file names in volumes):
+/// <= 253 chars, `[-._a-zA-Z0-9]+`, and not `.`/`..`/starting with `..`.
+[[nodiscard]] Messages is_config_map_key(std::string_view value);
 /// `IsDomainPrefixedPath(fldPath, value)`: `<DNS-1123 subdomain>/<RFC 3986 path chars>`, as
 /// Kubeflow's runtime-patch manager rule uses it. Upstream returns field errors whose value is
 /// the offending part (the whole text, the host or the path), so this does too, at `path`.

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "local/plan.hpp"
 
+#include "kube/names.hpp"
+#include "local/path_rules.hpp"
 #include "ssh/base64.hpp"
 
 #include <boost/json.hpp>
 
+#include <set>
 #include <utility>
 
 namespace trainer::local::detail {
@@ -60,10 +63,28 @@ struct Reader {
   void required(std::string path, std::string detail) {
     errors.push_back(field_required(std::move(path), std::move(detail)));
   }
+  // Every message of a kube/names.hpp rule as an Invalid value at `path`.
+  void name_rule(const std::string& path, const std::string& value,
+                 const trainer::detail::Messages& messages) {
+    for (const auto& msg : messages) invalid(path, json::value(value), msg);
+  }
+  void add(std::vector<FieldError> errs) {
+    for (auto& e : errs) errors.push_back(std::move(e));
+  }
+  // ConfigMap and Secret data keys are file names in volumes (`IsConfigMapKey`).
+  void data_keys(const std::string& path, const json::object* data) {
+    if (data == nullptr) return;
+    for (const auto& kv : *data) {
+      const std::string key(kv.key());
+      name_rule(path + "[" + key + "]", key, trainer::detail::is_config_map_key(key));
+    }
+  }
 
   void read_config_map(const json::object& o) {
     const auto* meta = object_at(o, "metadata");
     const std::string name = meta != nullptr ? string_at(*meta, "name") : "";
+    data_keys("ConfigMap(" + name + ").data", object_at(o, "data"));
+    data_keys("ConfigMap(" + name + ").binaryData", object_at(o, "binaryData"));
     auto data = string_map(object_at(o, "data"));
     // binaryData is base64 like Secret data; both end up as file contents or env values.
     if (const auto* bin = object_at(o, "binaryData")) {
@@ -83,6 +104,9 @@ struct Reader {
   void read_secret(const json::object& o) {
     const auto* meta = object_at(o, "metadata");
     const std::string name = meta != nullptr ? string_at(*meta, "name") : "";
+    // stringData is merged into data before the API server validates the keys.
+    data_keys("Secret(" + name + ").data", object_at(o, "data"));
+    data_keys("Secret(" + name + ").data", object_at(o, "stringData"));
     std::map<std::string, std::string> data;
     if (const auto* d = object_at(o, "data")) {
       for (const auto& kv : *d) {
@@ -112,6 +136,7 @@ struct Reader {
     std::vector<Volume> out;
     const auto* volumes = array_at(pod_spec, "volumes");
     if (volumes == nullptr) return out;
+    std::set<std::string> names;
     for (std::size_t i = 0; i < volumes->size(); ++i) {
       const auto* v = (*volumes)[i].if_object();
       const std::string vpath = path + ".volumes[" + std::to_string(i) + "]";
@@ -121,19 +146,44 @@ struct Reader {
       }
       Volume vol;
       vol.name = string_at(*v, "name");
+      // ValidateVolumes: the name is a DNS-1123 label (it names the volume's folder), unique.
+      const std::string name_path = vpath + ".name";
+      if (vol.name.empty()) {
+        required(name_path, "");
+      } else {
+        name_rule(name_path, vol.name, trainer::detail::is_dns1123_label(vol.name));
+      }
+      if (!names.insert(vol.name).second) {
+        errors.push_back(field_duplicate(name_path, json::value(vol.name)));
+      }
       if (object_at(*v, "emptyDir") != nullptr) {
         vol.kind = Volume::Kind::kEmptyDir;
       } else if (const auto* pvc = object_at(*v, "persistentVolumeClaim")) {
         vol.kind = Volume::Kind::kClaim;
         vol.claim = string_at(*pvc, "claimName");
+        // Required upstream; a claim is a PersistentVolumeClaim name (a DNS-1123 subdomain),
+        // and locally the name of its folder.
+        const std::string claim_path = vpath + ".persistentVolumeClaim.claimName";
+        if (vol.claim.empty()) {
+          required(claim_path, "");
+        } else {
+          name_rule(claim_path, vol.claim, trainer::detail::is_dns1123_subdomain(vol.claim));
+        }
       } else if (const auto* hp = object_at(*v, "hostPath")) {
         vol.kind = Volume::Kind::kHostPath;
         vol.host_path = string_at(*hp, "path");
+        // validateHostPathVolumeSource: required, no `..` element.
+        if (vol.host_path.empty()) {
+          required(vpath + ".hostPath.path", "");
+        } else {
+          add(validate_path_no_backsteps(vpath + ".hostPath.path", vol.host_path));
+        }
       } else if (const auto* cm = object_at(*v, "configMap")) {
         vol.kind = Volume::Kind::kFiles;
         read_files(*cm, "name", false, vpath + ".configMap", vol);
       } else if (const auto* sec = object_at(*v, "secret")) {
         vol.kind = Volume::Kind::kFiles;
+        vol.secret = true;
         read_files(*sec, "secretName", true, vpath + ".secret", vol);
       } else {
         errors.push_back(field_not_supported(
@@ -150,6 +200,29 @@ struct Reader {
   void read_files(const json::object& src, std::string_view name_key, bool secret,
                   const std::string& path, Volume& vol) {
     const std::string name = string_at(src, name_key);
+    if (name.empty()) required(path + "." + std::string(name_key), "");
+    // validateConfigMapVolumeSource / validateSecretVolumeSource: modes, then every item's key,
+    // path (relative, without `..`) and mode, whether or not the object is among the inputs.
+    const auto default_mode_value = int_at(src, "defaultMode");
+    if (default_mode_value) add(validate_file_mode(path + ".defaultMode", *default_mode_value));
+    const auto* items = array_at(src, "items");
+    if (items != nullptr) {
+      for (std::size_t i = 0; i < items->size(); ++i) {
+        const auto* item = (*items)[i].if_object();
+        const std::string ipath = path + ".items[" + std::to_string(i) + "]";
+        if (item == nullptr) {
+          invalid(ipath, (*items)[i], "must be an object");
+          continue;
+        }
+        if (string_at(*item, "key").empty()) required(ipath + ".key", "");
+        const std::string item_path = string_at(*item, "path");
+        if (item_path.empty()) required(ipath + ".path", "");
+        add(validate_local_non_reserved_path(ipath + ".path", item_path));
+        if (const auto mode = int_at(*item, "mode")) {
+          add(validate_file_mode(ipath + ".mode", *mode));
+        }
+      }
+    }
     const auto& store = secret ? plan.secrets : plan.config_maps;
     const auto found = store.find(name);
     const bool optional = bool_at(src, "optional");
@@ -160,13 +233,13 @@ struct Reader {
       }
       return;
     }
-    const unsigned default_mode =
-        static_cast<unsigned>(int_at(src, "defaultMode").value_or(0644)) & 07777U;
-    if (const auto* items = array_at(src, "items")) {
+    const unsigned default_mode = static_cast<unsigned>(default_mode_value.value_or(0644)) & 0777U;
+    if (items != nullptr) {
       for (std::size_t i = 0; i < items->size(); ++i) {
         const auto* item = (*items)[i].if_object();
         if (item == nullptr) continue;
         const std::string key = string_at(*item, "key");
+        if (key.empty()) continue;  // Required, above
         const auto data = found->second.find(key);
         if (data == found->second.end()) {
           if (!optional) {
@@ -177,7 +250,7 @@ struct Reader {
         }
         const auto mode = int_at(*item, "mode");
         vol.files.push_back({string_at(*item, "path"), data->second,
-                             mode ? static_cast<unsigned>(*mode) & 07777U : default_mode});
+                             mode ? static_cast<unsigned>(*mode) & 0777U : default_mode});
       }
     } else {
       for (const auto& [key, data] : found->second) vol.files.push_back({key, data, default_mode});
@@ -203,11 +276,33 @@ struct Reader {
     if (const auto* env = array_at(c, "env")) out.env = *env;
     if (const auto* env_from = array_at(c, "envFrom")) out.env_from = *env_from;
     if (const auto* mounts = array_at(c, "volumeMounts")) {
-      for (const auto& m : *mounts) {
-        const auto* mo = m.if_object();
-        if (mo == nullptr) continue;
-        out.mounts.push_back({string_at(*mo, "name"), string_at(*mo, "mountPath"),
-                              string_at(*mo, "subPath"), bool_at(*mo, "readOnly")});
+      std::set<std::string> mount_points;
+      for (std::size_t i = 0; i < mounts->size(); ++i) {
+        const auto* mo = (*mounts)[i].if_object();
+        const std::string mpath = path + ".volumeMounts[" + std::to_string(i) + "]";
+        if (mo == nullptr) {
+          invalid(mpath, (*mounts)[i], "must be an object");
+          continue;
+        }
+        Mount mount{string_at(*mo, "name"), string_at(*mo, "mountPath"), string_at(*mo, "subPath"),
+                    string_at(*mo, "subPathExpr"), bool_at(*mo, "readOnly")};
+        // ValidateVolumeMounts (the volume's existence is checked with the pod's volumes).
+        if (mount.volume.empty()) required(mpath + ".name", "");
+        add(validate_mount_path(mpath + ".mountPath", mount.mount_path));
+        if (!mount.mount_path.empty() && !mount_points.insert(mount.mount_path).second) {
+          invalid(mpath + ".mountPath", json::value(mount.mount_path), "must be unique");
+        }
+        if (!mount.sub_path.empty()) {
+          add(validate_local_descending_path(mpath + ".subPath", mount.sub_path));
+        }
+        if (!mount.sub_path_expr.empty()) {
+          if (!mount.sub_path.empty()) {
+            invalid(mpath + ".subPathExpr", json::value(mount.sub_path_expr),
+                    "subPathExpr and subPath are mutually exclusive");
+          }
+          add(validate_local_descending_path(mpath + ".subPathExpr", mount.sub_path_expr));
+        }
+        out.mounts.push_back(std::move(mount));
       }
     }
     return out;
@@ -219,7 +314,14 @@ struct Reader {
       plan.jobset = string_at(*meta, "name");
       plan.namespace_ = string_at(*meta, "namespace");
     }
-    if (plan.jobset.empty()) required("JobSet.metadata.name", "");
+    // The JobSet and replicated job names make the pod names, which name folders and files of
+    // the run: held to the API server's rules (an object name is a DNS-1123 subdomain).
+    if (plan.jobset.empty()) {
+      required("JobSet.metadata.name", "");
+    } else {
+      name_rule("JobSet.metadata.name", plan.jobset,
+                trainer::detail::is_dns1123_subdomain(plan.jobset));
+    }
     if (plan.namespace_.empty()) plan.namespace_ = "default";
     const auto* spec = object_at(js, "spec");
     if (spec == nullptr) {
@@ -265,14 +367,20 @@ struct Reader {
     }
     std::map<std::string, std::string> claim_templates;  // template name -> claim folder name
     if (const auto* vcp = array_at(*spec, "volumeClaimPolicies")) {
-      for (const auto& policy : *vcp) {
-        const auto* po = policy.if_object();
+      for (std::size_t p = 0; p < vcp->size(); ++p) {
+        const auto* po = (*vcp)[p].if_object();
         const auto* templates = po != nullptr ? array_at(*po, "templates") : nullptr;
         if (templates == nullptr) continue;
-        for (const auto& t : *templates) {
-          const auto* to = t.if_object();
+        for (std::size_t t = 0; t < templates->size(); ++t) {
+          const auto* to = (*templates)[t].if_object();
           const auto* tm = to != nullptr ? object_at(*to, "metadata") : nullptr;
-          if (tm != nullptr) claim_templates[string_at(*tm, "name")] = string_at(*tm, "name");
+          if (tm == nullptr) continue;
+          // A claim template's name is a PersistentVolumeClaim name and a claim folder.
+          const std::string name = string_at(*tm, "name");
+          name_rule("JobSet.spec.volumeClaimPolicies[" + std::to_string(p) + "].templates[" +
+                        std::to_string(t) + "].metadata.name",
+                    name, trainer::detail::is_dns1123_subdomain(name));
+          claim_templates[name] = name;
         }
       }
     }
@@ -297,6 +405,11 @@ struct Reader {
     }
     ReplicatedJobPlan rplan;
     rplan.name = string_at(*rj, "name");
+    if (rplan.name.empty()) {
+      required(path + ".name", "");
+    } else {
+      name_rule(path + ".name", rplan.name, trainer::detail::is_dns1123_label(rplan.name));
+    }
     rplan.replicas = int_at(*rj, "replicas").value_or(1);
     if (rplan.replicas < 0)
       invalid(path + ".replicas", json::value(rplan.replicas), "must be >= 0");
@@ -334,10 +447,11 @@ struct Reader {
         read_container((*containers)[0].get_object(), pod_path + ".containers[0]");
     auto volumes = read_volumes(*pod_spec, pod_path);
     // JobSet wires a volumeClaimPolicies template into pods that mount a volume of its name.
-    for (const auto& m : container.mounts) {
+    for (std::size_t i = 0; i < container.mounts.size(); ++i) {
+      const auto& m = container.mounts[i];
       bool found = false;
       for (const auto& v : volumes) found = found || v.name == m.volume;
-      if (found) continue;
+      if (found || m.volume.empty()) continue;
       if (const auto t = claim_templates.find(m.volume); t != claim_templates.end()) {
         Volume v;
         v.kind = Volume::Kind::kClaim;
@@ -345,8 +459,11 @@ struct Reader {
         v.claim = t->second;
         volumes.push_back(std::move(v));
       } else {
-        invalid(pod_path + ".containers[0].volumeMounts", json::value(m.volume),
-                "no volume of this name in the pod or in spec.volumeClaimPolicies");
+        // ValidateVolumeMounts: field.NotFound (neither a pod volume nor a claim template).
+        errors.push_back(
+            FieldError{FieldErrorType::kNotFound,
+                       pod_path + ".containers[0].volumeMounts[" + std::to_string(i) + "].name",
+                       json::value(m.volume), ""});
       }
     }
 

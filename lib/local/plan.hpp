@@ -33,6 +33,7 @@ struct Volume {
   std::string name;
   std::string claim;              ///< kClaim: the claim (one folder per claim per run)
   std::vector<VolumeFile> files;  ///< kFiles
+  bool secret = false;            ///< kFiles from a Secret: written owner-only on the host
   std::string host_path;          ///< kHostPath
 };
 
@@ -40,6 +41,7 @@ struct Mount {
   std::string volume;
   std::string mount_path;
   std::string sub_path;
+  std::string sub_path_expr;  ///< expanded with the container's env when the pod starts
   bool read_only = false;
 };
 
@@ -126,7 +128,10 @@ struct Plan {
 
 /// Reads the rendered objects: exactly one JobSet, any ConfigMaps/Secrets, optionally the
 /// TrainJob (name, `activeDeadlineSeconds`, `suspend`). Other kinds (PodGroups, ...) are
-/// ignored with a warning. Errors carry field paths below `JobSet.`.
+/// ignored with a warning. Errors carry field paths below `JobSet.` (or `ConfigMap(name).`,
+/// `Secret(name).`). Every field that names a host path (the JobSet and replicated job names,
+/// volume names, claim names, item paths, data keys, subPath, mountPath) is checked here with
+/// the API server's rules (docs/local.md, "Path safety"), so a refused input creates nothing.
 [[nodiscard]] Result<Plan> make_plan(const std::vector<boost::json::value>& objects);
 
 /// The loopback address of the `ordinal`-th pod: 127.0.1.1, 127.0.1.2, ... then 127.0.2.1 ...

@@ -2,6 +2,7 @@
 #include "local/pod_launch.hpp"
 
 #include "local/run_folder.hpp"
+#include "local/volumes.hpp"
 #include "trainer/collectives.hpp"
 
 #include <boost/json.hpp>
@@ -153,6 +154,39 @@ Result<EnvList> pod_env(const Plan& plan, const PodPlan& pod, const std::string&
   return env;
 }
 
+// Creates (or adopts) the run folder and its fixed content: 0700 when the plan holds Secrets
+// (their values land in pod specs and volumes), logs/, pods/, claims/, sockets/ (0700) and the
+// hosts file, all below a descriptor of the folder without following links. Sets `real` to its
+// canonical path.
+Result<void> make_run_folder(const Plan& plan, const std::string& path, std::string& real) {
+  const bool secrets = !plan.secrets.empty();
+  auto run = open_root(path, secrets ? 0700 : 0755);
+  if (!run) return tl::unexpected(std::move(run.error()));
+  char buf[PATH_MAX];
+  if (realpath(path.c_str(), buf) == nullptr) {
+    return fail(ErrorCode::kIo, path + ": " + std::strerror(errno));
+  }
+  real = buf;
+  struct stat st {};
+  if (fstatat(run->get(), "state.json", &st, AT_SYMLINK_NOFOLLOW) == 0) {
+    return fail(ErrorCode::kInvalidArgument,
+                real + " already holds a run (state.json); choose another run folder");
+  }
+  if (secrets && fchmod(run->get(), 0700) != 0) {
+    return fail(ErrorCode::kIo, "making " + real + " private: " + std::strerror(errno));
+  }
+  for (const char* sub : {"logs", "pods", "claims"}) {
+    auto made = open_below(run->get(), sub, true, real);
+    if (!made) return tl::unexpected(std::move(made.error()));
+  }
+  auto sockets = open_below(run->get(), "sockets", true, real, 0700);
+  if (!sockets) return tl::unexpected(std::move(sockets.error()));
+  if (fchmod(sockets->get(), 0700) != 0) {
+    return fail(ErrorCode::kIo, "making " + real + "/sockets private: " + std::strerror(errno));
+  }
+  return write_file_below(run->get(), "hosts", hosts_file(plan), 0644, real);
+}
+
 }  // namespace
 
 Result<LaunchConfig> prepare_run(const Plan& plan, const ExecutorOptions& options) {
@@ -160,16 +194,8 @@ Result<LaunchConfig> prepare_run(const Plan& plan, const ExecutorOptions& option
     return fail(ErrorCode::kInvalidArgument, "ExecutorOptions::run_dir is required");
   }
   LaunchConfig config;
-  if (auto made = make_dirs(options.run_dir); !made) return tl::unexpected(made.error());
-  char real[PATH_MAX];
-  if (realpath(options.run_dir.c_str(), real) == nullptr) {
-    return fail(ErrorCode::kIo, options.run_dir + ": " + std::strerror(errno));
-  }
-  config.run_dir = real;
-  if (access((config.run_dir + "/state.json").c_str(), F_OK) == 0) {
-    return fail(ErrorCode::kInvalidArgument,
-                config.run_dir + " already holds a run (state.json); choose another run folder");
-  }
+  // Everything that can refuse the run is checked before the run folder is touched.
+  config.run_dir = options.run_dir;
   const bool capable = can_create_namespaces();
   switch (options.isolation) {
     case Isolation::kNamespaces:
@@ -191,20 +217,6 @@ Result<LaunchConfig> prepare_run(const Plan& plan, const ExecutorOptions& option
   auto helper = find_helper(options);
   if (!helper) return tl::unexpected(helper.error());
   config.helper = *helper;
-  if (config.namespaces && (has_space(config.helper) || has_space(config.run_dir))) {
-    config.warnings.push_back(
-        "the run folder or the helper path contains whitespace, which Open MPI's rsh agent "
-        "setting cannot carry: OMPI_MCA_plm_rsh_agent is not set");
-  }
-  for (const char* sub : {"/logs", "/pods", "/claims"}) {
-    if (auto made = make_dirs(config.run_dir + sub); !made) return tl::unexpected(made.error());
-  }
-  if (auto made = make_dirs(config.run_dir + "/sockets", 0700); !made) {
-    return tl::unexpected(made.error());
-  }
-  if (auto w = write_file(config.run_dir + "/hosts", hosts_file(plan)); !w) {
-    return tl::unexpected(w.error());
-  }
   for (const auto& name : options.host_env) {
     if (const char* v = std::getenv(name.c_str())) config.host_env.emplace_back(name, v);
   }
@@ -220,62 +232,35 @@ Result<LaunchConfig> prepare_run(const Plan& plan, const ExecutorOptions& option
     auto env = pod_env(plan, pod, pod.hostname + "-0", config);
     if (!env) return tl::unexpected(std::move(env.error()));
   }
+  if (auto made = make_run_folder(plan, options.run_dir, config.run_dir); !made) {
+    return tl::unexpected(std::move(made.error()));
+  }
+  if (config.namespaces && (has_space(config.helper) || has_space(config.run_dir))) {
+    config.warnings.push_back(
+        "the run folder or the helper path contains whitespace, which Open MPI's rsh agent "
+        "setting cannot carry: OMPI_MCA_plm_rsh_agent is not set");
+  }
   return config;
 }
 
 Result<Launched> launch_pod(const Plan& plan, std::size_t index, const std::string& name,
                             const LaunchConfig& config) {
   const auto& pod = plan.pods[index];
+  // The attempt's folder, its volumes and its spec, all below the run folder's descriptor.
+  const int run_fd = open(config.run_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (run_fd < 0) return fail(ErrorCode::kIo, config.run_dir + ": " + std::strerror(errno));
+  const Fd run(run_fd);
+  auto pod_dir = open_below(run_fd, "pods/" + name, true, config.run_dir);
+  if (!pod_dir) return tl::unexpected(std::move(pod_dir.error()));
   const std::string dir = config.run_dir + "/pods/" + name;
-  if (auto made = make_dirs(dir + "/volumes"); !made) return tl::unexpected(made.error());
-
-  std::map<std::string, std::string> sources;
-  for (const auto& v : pod.volumes) {
-    std::string src;
-    switch (v.kind) {
-      case Volume::Kind::kEmptyDir: src = dir + "/volumes/" + v.name; break;
-      case Volume::Kind::kClaim: src = config.run_dir + "/claims/" + v.claim; break;
-      case Volume::Kind::kHostPath: src = v.host_path; break;
-      case Volume::Kind::kFiles: src = dir + "/volumes/" + v.name; break;
-    }
-    if (v.kind != Volume::Kind::kHostPath) {
-      if (auto made = make_dirs(src); !made) return tl::unexpected(made.error());
-    }
-    for (const auto& f : v.files) {
-      if (f.path.empty() || f.path[0] == '/' || f.path.find("..") != std::string::npos) {
-        return fail(ErrorCode::kInvalid, pod.container.path + ": volume " + v.name +
-                                             ": file path \"" + f.path + "\" is not relative");
-      }
-      const std::string target = src + "/" + f.path;
-      if (auto made = make_dirs(target.substr(0, target.rfind('/'))); !made) {
-        return tl::unexpected(made.error());
-      }
-      if (auto w = write_file(target, f.content, f.mode); !w) return tl::unexpected(w.error());
-    }
-    sources[v.name] = src;
-  }
-
-  json::array mounts;
-  if (config.namespaces) {
-    for (const auto& m : pod.container.mounts) {
-      std::string src = sources.at(m.volume);
-      if (!m.sub_path.empty()) {
-        src += "/" + m.sub_path;
-        struct stat st {};
-        if (stat(src.c_str(), &st) != 0) {
-          if (auto made = make_dirs(src); !made) return tl::unexpected(made.error());
-        }
-      }
-      struct stat st {};
-      const bool file = stat(src.c_str(), &st) == 0 && !S_ISDIR(st.st_mode);
-      mounts.push_back(json::object{
-          {"source", src}, {"target", m.mount_path}, {"readOnly", m.read_only}, {"file", file}});
-    }
-  }
 
   auto env = pod_env(plan, pod, name, config);
   if (!env) return tl::unexpected(std::move(env.error()));
   std::map<std::string, std::string> vars(env->begin(), env->end());
+  auto mounts = prepare_volumes(pod, PodFolder{config.run_dir, run_fd, name, pod_dir->get()},
+                                config.namespaces, vars);
+  if (!mounts) return tl::unexpected(std::move(mounts.error()));
+
   json::array argv;
   for (const auto& a : pod.container.command) {
     auto arg = expand(a, vars);
@@ -288,7 +273,7 @@ Result<Launched> launch_pod(const Plan& plan, std::size_t index, const std::stri
   const json::object spec{{"namespaces", config.namespaces},
                           {"hostname", pod.hostname},
                           {"hostsFile", config.namespaces ? config.run_dir + "/hosts" : ""},
-                          {"mounts", std::move(mounts)},
+                          {"mounts", std::move(*mounts)},
                           {"argv", std::move(argv)},
                           {"env", std::move(env_json)},
                           {"workingDir", pod.container.working_dir},
@@ -298,14 +283,18 @@ Result<Launched> launch_pod(const Plan& plan, std::size_t index, const std::stri
                           {"graceSeconds", pod.grace_seconds}};
   const std::string spec_path = dir + "/spec.json";
   // The spec holds resolved Secret values: readable by the owner only.
-  if (auto w = write_file(spec_path, json::serialize(spec), 0600); !w) {
+  if (auto w = write_file_below(pod_dir->get(), "spec.json", json::serialize(spec), 0600, dir);
+      !w) {
     return tl::unexpected(w.error());
   }
 
   Launched out;
   out.log_path = config.run_dir + "/logs/" + name + ".log";
-  out.log_fd = open(out.log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (out.log_fd < 0) return fail(ErrorCode::kIo, out.log_path + ": " + std::strerror(errno));
+  auto logs = open_below(run_fd, "logs", false, config.run_dir);
+  if (!logs) return tl::unexpected(std::move(logs.error()));
+  auto log = create_file_at(logs->get(), name + ".log", 0644, config.run_dir + "/logs");
+  if (!log) return tl::unexpected(std::move(log.error()));
+  out.log_fd = log->release();
   int pipes[3][2];
   for (auto& p : pipes) {
     if (pipe2(p, O_CLOEXEC) != 0)

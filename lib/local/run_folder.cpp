@@ -13,6 +13,7 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -23,42 +24,187 @@ namespace json = boost::json;
 
 namespace detail {
 
-Result<void> make_dirs(const std::string& path, unsigned mode) {
+Fd& Fd::operator=(Fd&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) close(fd_);
+    fd_ = other.release();
+  }
+  return *this;
+}
+
+Fd::~Fd() {
+  if (fd_ >= 0) close(fd_);
+}
+
+int Fd::release() noexcept {
+  const int fd = fd_;
+  fd_ = -1;
+  return fd;
+}
+
+namespace {
+
+tl::unexpected<Error> io_error(const std::string& what, const std::string& shown,
+                               std::string_view rel) {
+  const int err = errno;
+  std::string where = shown;
+  if (!rel.empty()) where += "/" + std::string(rel);
+  std::string why = std::strerror(err);
+  if (err == ELOOP) why = "a symbolic link, which the executor does not follow";
+  return fail(ErrorCode::kIo, what + " " + where + ": " + why);
+}
+
+// The elements of a relative path; "" and "." are skipped.
+std::vector<std::string_view> elements(std::string_view rel) {
+  std::vector<std::string_view> out;
+  for (std::size_t start = 0; start <= rel.size();) {
+    auto slash = rel.find('/', start);
+    if (slash == std::string_view::npos) slash = rel.size();
+    const auto e = rel.substr(start, slash - start);
+    if (!e.empty() && e != ".") out.push_back(e);
+    start = slash + 1;
+  }
+  return out;
+}
+
+// The one folder `name` in `dir`, created when missing and `create`, never a symbolic link.
+Result<Fd> open_dir_at(int dir, const std::string& name, bool create, unsigned mode,
+                       const std::string& shown, std::string_view so_far) {
+  if (name == "..") {
+    errno = EINVAL;
+    return io_error("refusing a '..' element in", shown, so_far);
+  }
+  if (create && mkdirat(dir, name.c_str(), static_cast<mode_t>(mode)) != 0 && errno != EEXIST) {
+    return io_error("creating", shown, so_far);
+  }
+  const int fd = openat(dir, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
+    // With O_DIRECTORY a symbolic link fails as "not a directory": say what it is.
+    struct stat st {};
+    if (errno == ENOTDIR && fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+        S_ISLNK(st.st_mode)) {
+      errno = ELOOP;
+    }
+    return io_error("opening", shown, so_far);
+  }
+  return Fd(fd);
+}
+
+}  // namespace
+
+Result<Fd> open_root(const std::string& path, unsigned mode) {
   for (std::size_t pos = 0; pos != std::string::npos;) {
     pos = path.find('/', pos + 1);
     const std::string part = path.substr(0, pos);
     if (part.empty()) continue;
     if (mkdir(part.c_str(), static_cast<mode_t>(mode)) != 0 && errno != EEXIST) {
-      return fail(ErrorCode::kIo, "creating " + part + ": " + std::strerror(errno));
+      return io_error("creating", part, "");
     }
   }
-  return {};
+  const int fd = open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return io_error("opening", path, "");
+  return Fd(fd);
 }
 
-Result<void> write_file(const std::string& path, const std::string& content, unsigned mode) {
-  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return fail(ErrorCode::kIo, "writing " + path + ": " + std::strerror(errno));
+Result<Fd> open_below(int dir, std::string_view rel, bool create, const std::string& shown,
+                      unsigned mode) {
+  Fd current(fcntl(dir, F_DUPFD_CLOEXEC, 0));
+  if (current.get() < 0) return io_error("opening", shown, "");
+  std::string so_far;
+  for (const auto e : elements(rel)) {
+    so_far += (so_far.empty() ? "" : "/") + std::string(e);
+    auto next = open_dir_at(current.get(), std::string(e), create, mode, shown, so_far);
+    if (!next) return tl::unexpected(std::move(next.error()));
+    current = std::move(*next);
+  }
+  return current;
+}
+
+Result<Node> open_node_below(int dir, std::string_view rel, const std::string& shown) {
+  const auto parts = elements(rel);
+  if (parts.empty()) {
+    Fd fd(fcntl(dir, F_DUPFD_CLOEXEC, 0));
+    if (fd.get() < 0) return io_error("opening", shown, "");
+    return Node{std::move(fd), true};
+  }
+  const std::string last(parts.back());
+  const auto parent_rel = rel.substr(0, static_cast<std::size_t>(parts.back().data() - rel.data()));
+  auto parent = open_below(dir, parent_rel, true, shown);
+  if (!parent) return tl::unexpected(std::move(parent.error()));
+  if (last == "..") {
+    errno = EINVAL;
+    return io_error("refusing a '..' element in", shown, rel);
+  }
+  // A missing last element becomes a folder, as the kubelet does for a subPath.
+  if (mkdirat(parent->get(), last.c_str(), 0755) != 0 && errno != EEXIST) {
+    return io_error("creating", shown, rel);
+  }
+  const int fd = openat(parent->get(), last.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return io_error("opening", shown, rel);
+  Node node{Fd(fd), false};
+  struct stat st {};
+  if (fstat(fd, &st) != 0) return io_error("inspecting", shown, rel);
+  if (S_ISLNK(st.st_mode)) {
+    errno = ELOOP;
+    return io_error("opening", shown, rel);
+  }
+  node.is_dir = S_ISDIR(st.st_mode);
+  return node;
+}
+
+Result<Fd> create_file_at(int dir, std::string_view name, unsigned mode, const std::string& shown) {
+  const std::string n(name);
+  if (n.empty() || n == "." || n == ".." || n.find('/') != std::string::npos) {
+    errno = EINVAL;
+    return io_error("refusing the file name", shown, name);
+  }
+  // Replace, never write through: an existing entry (a link planted there, hard or symbolic)
+  // is removed, and O_EXCL|O_NOFOLLOW creates a new file or fails.
+  if (unlinkat(dir, n.c_str(), 0) != 0 && errno != ENOENT) {
+    return io_error("replacing", shown, name);
+  }
+  const int fd = openat(dir, n.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return io_error("creating", shown, name);
+  Fd out(fd);
+  // The mode exactly, whatever the umask: created 0600, then set.
+  if (fchmod(fd, static_cast<mode_t>(mode)) != 0)
+    return io_error("setting the mode of", shown, name);
+  return out;
+}
+
+Result<void> write_file_below(int dir, std::string_view rel, std::string_view content,
+                              unsigned mode, const std::string& shown) {
+  const auto slash = rel.rfind('/');
+  Fd parent;
+  std::string_view name = rel;
+  if (slash != std::string_view::npos) {
+    auto opened = open_below(dir, rel.substr(0, slash), true, shown);
+    if (!opened) return tl::unexpected(std::move(opened.error()));
+    parent = std::move(*opened);
+    dir = parent.get();
+    name = rel.substr(slash + 1);
+  }
+  auto file = create_file_at(dir, name, mode, shown);
+  if (!file) return tl::unexpected(std::move(file.error()));
   std::size_t done = 0;
   while (done < content.size()) {
-    const ssize_t n = write(fd, content.data() + done, content.size() - done);
+    const ssize_t n = write(file->get(), content.data() + done, content.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      close(fd);
-      return fail(ErrorCode::kIo, "writing " + path + ": " + std::strerror(errno));
-    }
+    if (n < 0) return io_error("writing", shown, rel);
     done += static_cast<std::size_t>(n);
   }
-  fchmod(fd, static_cast<mode_t>(mode));
-  close(fd);
   return {};
 }
 
 Result<void> write_state(const std::string& run_dir, const json::value& state) {
-  const std::string tmp = run_dir + "/.state.json.tmp";
-  auto written = write_file(tmp, json::serialize(state) + "\n");
+  const int dir = open(run_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) return io_error("opening", run_dir, "");
+  const Fd owned(dir);
+  auto written =
+      write_file_below(dir, ".state.json.tmp", json::serialize(state) + "\n", 0644, run_dir);
   if (!written) return written;
-  if (rename(tmp.c_str(), (run_dir + "/state.json").c_str()) != 0) {
-    return fail(ErrorCode::kIo, "renaming " + tmp + ": " + std::strerror(errno));
+  if (renameat(dir, ".state.json.tmp", dir, "state.json") != 0) {
+    return io_error("renaming", run_dir, ".state.json.tmp");
   }
   return {};
 }

@@ -185,6 +185,26 @@ TEST_CASE("is_env_var_name", "[names]") {
   expect_messages(is_env_var_name, "..=", {kEnvVarMsg, "must not start with '..'"});
 }
 
+TEST_CASE("is_config_map_key", "[names]") {
+  using trainer::detail::is_config_map_key;
+  const std::string msg =
+      "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. "
+      "'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is "
+      "'[-._a-zA-Z0-9]+')";
+  expect_valid(is_config_map_key, {"a", "key.name", "KEY_NAME", "key-name", "1", ".a", "a..b",
+                                   "ssh-privatekey", "id_rsa.pub", std::string(253, 'k')});
+  for (const char* bad : {"", "a/b", "/etc/passwd", "a b", "a:b", "k\u00e9"}) {
+    expect_messages(is_config_map_key, bad, {msg});
+  }
+  // A key is a file name in a volume: nothing that steps out of its folder.
+  expect_messages(is_config_map_key, ".", {"must not be '.'"});
+  expect_messages(is_config_map_key, "..", {"must not be '..'"});
+  expect_messages(is_config_map_key, "..data", {"must not start with '..'"});
+  expect_messages(is_config_map_key, "../../etc/x", {msg, "must not start with '..'"});
+  expect_messages(is_config_map_key, std::string(254, 'k'),
+                  {"must be no more than 253 characters"});
+}
+
 TEST_CASE("is_domain_prefixed_path", "[names]") {
   using trainer::FieldErrorType;
   using trainer::detail::is_domain_prefixed_path;
