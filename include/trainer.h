@@ -247,14 +247,22 @@ TRAINER_API const char* trainer_document_warning(const trainer_document* doc, si
 TRAINER_API trainer_status trainer_document_default(trainer_document* doc, trainer_error** err);
 
 /** Validates `doc` with Kubeflow Trainer's admission rules (CRD schema + CEL rules, then the
- *  validating webhook), as the API server would on create. Call trainer_document_default()
- *  first: the API server validates defaulted objects.
- *  - TrainJob: the schema/CEL rules; when they pass and `context` is not NULL, the webhook too:
- *    a runtimeRef of an unregistered kind fails with `unsupported runtime: <Kind>.<group>`
- *    (TRAINER_E_INVALID, no field errors), and when `context` holds the runtime the TrainJob
- *    references (a TrainingRuntime of that name in the TrainJob's namespace, "default" when
- *    unset, or a ClusterTrainingRuntime of that name) the TrainJob is checked against it. A
- *    runtime that `context` lacks is not an error. `context` may be the list `doc` belongs to.
+ *  validating webhook with every plugin's rules), as the API server would on create: the one
+ *  admission path that `trainerctl validate` and trainer_render() use, so they report the same
+ *  field errors and warnings. Call trainer_document_default() first: the API server validates
+ *  defaulted objects.
+ *  - TrainJob: the schema/CEL rules; when they pass, the TrainJob webhook: a runtimeRef of an
+ *    unregistered kind fails with `unsupported runtime: <Kind>.<group>` (TRAINER_E_INVALID, no
+ *    field errors); the runtime it references is looked up in `context` (a TrainingRuntime of
+ *    that name in the TrainJob's namespace, "default" when unset, or a ClusterTrainingRuntime of
+ *    that name) and, when found, the TrainJob is checked against it and then by every plugin
+ *    (Torch, MPI, XGBoost, Flux, JobSet, Volcano, ... rules; other documents of `context` are
+ *    objects that exist in the cluster, e.g. a PriorityClass). A runtime that `context` lacks is
+ *    no error: the TrainJob is admitted by its own rules and a warning names the runtime it was
+ *    not checked against. But when `context` holds a TrainingRuntime of that name in another
+ *    namespace only, the TrainJob is rejected with the webhook's `spec.runtimeRef` not-found
+ *    error (and a warning says where that runtime is). `context` may be the list `doc` belongs
+ *    to; NULL is an empty list.
  *  - TrainingRuntime / ClusterTrainingRuntime: the schema/CEL rules and the runtime webhook.
  *  `out` (may be NULL) receives a new result, which the caller frees with
  *  trainer_validation_free(), when the call returns TRAINER_OK or TRAINER_E_INVALID, so warnings

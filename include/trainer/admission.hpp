@@ -1,19 +1,35 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// The admission path every entry point shares (trainerctl validate/render, the C ABI): decode
-// each document, apply CRD defaults, run the schema/CEL rules and the webhooks, and validate each
-// TrainJob against the runtime it references when that runtime is among the inputs.
+// The one admission path of libtrainer. Every face admits through it: `trainerctl validate` and
+// `render`, the C ABI (`trainer_document_validate`, `trainer_render`), `trainer.hpp`, the Go and
+// Rust bindings (both wrap the C ABI), and the local executor (through `render_documents`).
+//
+//   admit(documents)        decode each document, apply the CRD defaults, then admit each
+//     -> admit_object(...)    object in input order: a runtime by its CRD schema/CEL rules and
+//                             its webhook; a TrainJob by its CRD schema/CEL rules, then the
+//                             TrainJob webhook (runtime resolution) and every plugin's
+//                             validation on the runtime info (reference 2.3, 2.3.1).
+//
+// The plugin step needs the framework (plugins, `new_runtime_info`), so this layer sits above
+// `lib/framework/` and below the render pipeline (see docs/architecture.md).
 #pragma once
 
 #include "trainer/error.hpp"
+#include "trainer/framework.hpp"
 #include "trainer/model.hpp"
+#include "trainer/validation.hpp"
 
 #include <boost/json/value.hpp>
 
+#include <functional>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace trainer {
+
+class Framework;  // include/trainer/render.hpp
 
 /// The objects of one admission call, defaulted, in input order.
 struct ObjectSet {
@@ -34,17 +50,95 @@ struct Admission {
   [[nodiscard]] bool ok() const noexcept { return errors.empty(); }
 };
 
-/// Admits decoded documents (see `parse_documents`). Fails with `kParse` when a Trainer document
-/// has the wrong shape (field path in the error), with `kInvalid` and no field errors for a
-/// TrainJob whose runtimeRef names an unregistered kind (`unsupported runtime: <Kind>.<group>`),
-/// and with `kInvalid` for documents without `apiVersion`/`kind` or with a kind of the
-/// trainer.kubeflow.org group that libtrainer does not know. Rule violations are not failures:
-/// they are reported in `Admission::errors`, all of them.
-/// A TrainJob whose referenced runtime is not among the inputs is checked by its own rules only.
-/// A `v1` `List` document is admitted item by item (kubectl does the same).
-[[nodiscard]] Result<Admission> admit(const std::vector<boost::json::value>& documents);
+/// What admission does with a TrainJob whose referenced runtime is not among the inputs.
+enum class MissingRuntime {
+  /// The inputs are not the whole cluster (`trainerctl validate`, `trainer_document_validate`):
+  /// the TrainJob is admitted by its own rules and a warning names the runtime it was not
+  /// checked against. A TrainingRuntime of that name that is among the inputs but in another
+  /// namespace is no such excuse: the TrainJob is rejected with the webhook's `spec.runtimeRef`
+  /// not-found error (and a warning says where that runtime is).
+  kWarn,
+  /// The runtime is needed (render): the call fails with `kNotFound`, its message saying what
+  /// was looked for and where a TrainingRuntime of that name is, `Error::fields` holding the
+  /// webhook's not-found error. Reported only when the objects are otherwise admitted.
+  kFail,
+};
 
-/// The runtime of `objects` that `job.spec.runtimeRef` (defaulted) names: a TrainingRuntime in
+/// Options of `admit` (and of `render_documents`, which uses the same type).
+struct AdmissionOptions {
+  /// Namespace given to namespaced inputs (TrainJob, TrainingRuntime) that have none, as
+  /// `kubectl --namespace` does; an input with another explicit namespace is refused. Empty:
+  /// inputs without a namespace are in `default`.
+  std::string namespace_;
+  /// Called with every admission warning, also when the call then fails.
+  std::function<void(std::string_view)> on_warning;
+  /// Plugins; the built-in ones of `default_registry(ctx.feature_gates)` when null.
+  const Framework* framework = nullptr;
+  /// When true, a TrainJob whose `runtimeRef` names a ClusterTrainingRuntime that is not among
+  /// the inputs uses the built-in runtime of that name (include/trainer/runtimes.hpp), as if it
+  /// had been given. A runtime among the inputs always takes precedence.
+  bool builtin_runtimes = false;
+  /// A TrainJob whose runtime is not among the inputs. `render_documents` ignores this field:
+  /// it always uses `MissingRuntime::kFail`.
+  MissingRuntime missing_runtime = MissingRuntime::kWarn;
+};
+
+/// The runtimes and existing objects one TrainJob is admitted against, borrowed: every pointer
+/// must stay valid while the scope is used.
+struct AdmissionScope {
+  std::vector<const TrainingRuntime*> training_runtimes;
+  std::vector<const ClusterTrainingRuntime*> cluster_training_runtimes;
+  /// Objects that exist in the cluster, consulted by plugins (before `ctx.lookup`).
+  std::vector<const boost::json::value*> existing_objects;
+  /// The namespace of an existing namespaced object that has none.
+  std::string default_namespace = "default";
+
+  /// A scope over every object of `objects`.
+  [[nodiscard]] static AdmissionScope of(const ObjectSet& objects,
+                                         std::string default_namespace = "default");
+};
+
+/// Admits decoded documents (see `parse_documents`): decodes and defaults every document, then
+/// admits each object in input order with `admit_object`, against the runtimes and existing
+/// objects among `documents`. Objects of other kinds than the three Trainer kinds are objects
+/// that exist in the cluster (consulted by plugins together with `ctx.lookup`). `ctx` gives the
+/// plugins' context (feature gates, operator configuration, lookup); validation builds no
+/// object, so it needs no UID, clock or keys.
+/// Fails with `kParse` when a Trainer document has the wrong shape (field path in the error),
+/// with `kInvalid` and no field errors for a TrainJob whose runtimeRef names an unregistered
+/// kind (`unsupported runtime: <Kind>.<group>`), with `kInvalid` for documents without
+/// `apiVersion`/`kind`, with a kind of the trainer.kubeflow.org group that libtrainer does not
+/// know, or in another namespace than `options.namespace_`, and with `kNotFound` as
+/// `MissingRuntime::kFail` says. Rule violations are not failures: they are reported in
+/// `Admission::errors`, all of them.
+/// A `v1` `List` document is admitted item by item (kubectl does the same).
+[[nodiscard]] Result<Admission> admit(const std::vector<boost::json::value>& documents,
+                                      const RenderContext& ctx = {},
+                                      const AdmissionOptions& options = {});
+/// The same, taking the documents over instead of copying them.
+[[nodiscard]] Result<Admission> admit(std::vector<boost::json::value>&& documents,
+                                      const RenderContext& ctx = {},
+                                      const AdmissionOptions& options = {});
+
+/// Admission of one defaulted TrainJob, as the API server admits it on create: its CRD
+/// schema/CEL rules; when they pass, the TrainJob webhook: the runtimeRef must name a
+/// registered runtime kind (else the call fails with `kInvalid`, `unsupported runtime: ...`),
+/// the runtime is looked up in `scope` (a TrainingRuntime of that name in the TrainJob's
+/// namespace, "default" when unset, or a ClusterTrainingRuntime of that name) and checked
+/// (`validate_train_job_runtime`); when that passes, `new_runtime_info` and every plugin's
+/// validation (`Framework::run_custom_validation`; `framework` null: the built-in plugins of
+/// `ctx.feature_gates`). A runtime that `scope` lacks is handled as `missing` says.
+[[nodiscard]] Result<ValidationResult> admit_object(const TrainJob& job,
+                                                    const AdmissionScope& scope,
+                                                    const RenderContext& ctx = {},
+                                                    const Framework* framework = nullptr,
+                                                    MissingRuntime missing = MissingRuntime::kWarn);
+/// Admission of one defaulted TrainingRuntime: its CRD schema/CEL rules and its webhook.
+[[nodiscard]] ValidationResult admit_object(const TrainingRuntime& runtime);
+/// Admission of one defaulted ClusterTrainingRuntime: its CRD schema/CEL rules and its webhook.
+[[nodiscard]] ValidationResult admit_object(const ClusterTrainingRuntime& runtime);
+
+/// The runtime of `scope` that `job.spec.runtimeRef` (defaulted) names: a TrainingRuntime in
 /// the job's namespace (namespace "default" when unset) or a ClusterTrainingRuntime.
 struct RuntimeRefMatch {
   const TrainingRuntime* training_runtime = nullptr;
@@ -53,6 +147,17 @@ struct RuntimeRefMatch {
     return training_runtime != nullptr || cluster_training_runtime != nullptr;
   }
 };
-[[nodiscard]] RuntimeRefMatch find_runtime(const ObjectSet& objects, const TrainJob& job);
+[[nodiscard]] RuntimeRefMatch find_runtime(const AdmissionScope& scope, const TrainJob& job);
+
+/// How admission sorts an object by its `apiVersion` and `kind`.
+enum class TrainerKind {
+  kNone,                    ///< not of the trainer.kubeflow.org group: an existing object
+  kTrainJob,                ///< trainer.kubeflow.org TrainJob
+  kTrainingRuntime,         ///< trainer.kubeflow.org TrainingRuntime
+  kClusterTrainingRuntime,  ///< trainer.kubeflow.org ClusterTrainingRuntime
+  kUnknown,                 ///< another kind of the trainer.kubeflow.org group
+};
+[[nodiscard]] TrainerKind trainer_kind(std::string_view api_version,
+                                       std::string_view kind) noexcept;
 
 }  // namespace trainer

@@ -3,7 +3,7 @@
 // The rendering pipeline: TrainJob + (Cluster)TrainingRuntime -> the objects the Kubeflow Trainer
 // controller would apply, deterministically and offline (reference sections 3 and 8).
 //
-//   render_documents(docs, ctx)          decode, default, admit (CRD/CEL + webhook + plugin rules),
+//   render_documents(docs, ctx)          admit(): decode, default, CRD/CEL + webhook + plugin rules
 //     -> render(job, runtime, ctx)        snapshot, new_runtime_info, plugin phases, builders
 //
 // Phases run in upstream's order: EnforceMLPolicy, EnforcePodGroupPolicy, EnforcePodSpec,
@@ -90,7 +90,7 @@ class Framework {
 
 /// The Framework of `default_registry(gates)`, built once per gate setting and shared: its
 /// built-in plugins keep no state, so it may be used from any number of threads. This is what
-/// `render`, `admit_documents` and `render_documents` use when no framework is given.
+/// `render`, `admit` and `render_documents` use when no framework is given.
 [[nodiscard]] const Framework& default_framework(const FeatureGates& gates);
 
 /// Upstream `newRuntimeInfo` (reference 3.6): JobSet labels/annotations from the runtime template
@@ -132,33 +132,12 @@ struct RenderOutput {
 /// pairs from OpenSSL for `generate_ssh_key`; default operator configuration and feature gates.
 [[nodiscard]] RenderContext system_render_context(std::string uid = {});
 
-/// Options of `admit_documents` and `render_documents`.
-struct RenderDocumentsOptions {
-  /// Namespace given to namespaced inputs (TrainJob, TrainingRuntime) that have none, as
-  /// `kubectl --namespace` does; an input with another explicit namespace is refused. Empty:
-  /// inputs without a namespace are in `default`.
-  std::string namespace_;
-  /// Called with every admission warning as it is found, also when the call then fails.
-  std::function<void(std::string_view)> on_warning;
-  /// Plugins; the built-in ones of `default_registry(ctx.feature_gates)` when null.
-  const Framework* framework = nullptr;
-  /// When true, a TrainJob whose `runtimeRef` names a ClusterTrainingRuntime that is not among
-  /// the inputs uses the built-in runtime of that name (include/trainer/runtimes.hpp), as if it
-  /// had been given. A runtime among the inputs always takes precedence.
-  bool builtin_runtimes = false;
-};
+/// Options of `render_documents`: those of admission (`missing_runtime` is not used: render
+/// needs the runtime).
+using RenderDocumentsOptions = AdmissionOptions;
 
-/// The admission path of `trainerctl validate` and `render`: `admit()` (CRD schema/CEL rules and
-/// webhooks) plus, for each TrainJob whose runtime is among the inputs and that passes its own
-/// rules, every plugin's validation on the runtime info (the TrainJob webhook's plugin step).
-/// Objects of other kinds are objects that exist in the cluster (consulted by plugins through
-/// the lookup together with `ctx.lookup`).
-[[nodiscard]] Result<Admission> admit_documents(const std::vector<boost::json::value>& documents,
-                                                const RenderContext& ctx,
-                                                const RenderDocumentsOptions& options = {});
-
-/// `trainerctl render`: admits `documents` as `admit_documents` does, then renders their only
-/// TrainJob. Errors:
+/// `trainerctl render`: admits `documents` with `admit` (the one admission path, with
+/// `MissingRuntime::kFail`), then renders their only TrainJob. Errors:
 /// - `kInvalid`: not exactly one TrainJob; an input in another namespace than
 ///   `options.namespace_`; any admission error (all field errors in `Error::fields`);
 /// - `kNotFound`: the runtime the TrainJob references is not among the inputs (the message says

@@ -1,97 +1,324 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "trainer/admission.hpp"
+#include "admission/admission_internal.hpp"
 
+#include "framework/framework_internal.hpp"
+#include "framework/json_path.hpp"
+#include "runtimes/builtin_inputs.hpp"
 #include "trainer/codec.hpp"
 #include "trainer/defaults.hpp"
+#include "trainer/render.hpp"
 #include "trainer/validation.hpp"
 
-#include <string_view>
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
+
 #include <utility>
 
 namespace trainer {
 namespace {
 
+namespace json = boost::json;
+
 constexpr std::string_view kDefaultNamespace = "default";
-
-std::string string_field(const boost::json::object& obj, std::string_view key) {
-  const auto* v = obj.if_contains(key);
-  return (v != nullptr && v->is_string()) ? std::string(v->get_string()) : std::string();
-}
-
-// The group part of `apiVersion` ("" for the core group "v1").
-std::string_view api_group(std::string_view api_version) {
-  const auto slash = api_version.find('/');
-  return slash == std::string_view::npos ? std::string_view() : api_version.substr(0, slash);
-}
 
 std::string_view namespace_or_default(const std::optional<std::string>& ns) {
   return ns && !ns->empty() ? std::string_view(*ns) : kDefaultNamespace;
 }
 
-template <class T>
-void take_warnings(Decoded<T>& decoded, Admission& out) {
-  for (auto& w : decoded.warnings) out.warnings.push_back(std::move(w));
+// The group part of `apiVersion` ("" for the core group, "v1").
+std::string_view api_group(std::string_view api_version) {
+  const auto slash = api_version.find('/');
+  return slash == std::string_view::npos ? std::string_view() : api_version.substr(0, slash);
 }
 
-void take_result(ValidationResult&& result, Admission& out) {
+std::string job_key(const TrainJob& job) {
+  return detail::train_job_namespace(job) + "/" + job.metadata.name.value_or("");
+}
+
+// ---- One TrainJob ------------------------------------------------------------------------------
+
+// The runtime a TrainJob references but `scope` lacks: what was looked for, and whether a
+// TrainingRuntime of that name is among the inputs in another namespace.
+struct MissingRuntimeText {
+  std::string sentence;
+  bool elsewhere = false;
+};
+
+MissingRuntimeText describe_missing_runtime(const TrainJob& job, const AdmissionScope& scope) {
+  const auto& ref = job.spec.runtime_ref;
+  const std::string kind = ref.kind.value_or(kClusterTrainingRuntimeKind);
+  MissingRuntimeText out;
+  if (kind != kTrainingRuntimeKind) {
+    out.sentence = "TrainJob " + job_key(job) + " references " + kind + " \"" + ref.name +
+                   "\", which is not among the inputs";
+    return out;
+  }
+  out.sentence = "TrainJob " + job_key(job) + " references TrainingRuntime \"" + ref.name +
+                 "\" in namespace \"" + detail::train_job_namespace(job) +
+                 "\", which is not among the inputs";
+  for (const auto* rt : scope.training_runtimes) {
+    if (rt->metadata.name == ref.name) {
+      out.sentence += " (a TrainingRuntime of that name is in namespace \"" +
+                      std::string(namespace_or_default(rt->metadata.namespace_)) +
+                      "\"; a TrainingRuntime must be in the TrainJob's namespace)";
+      out.elsewhere = true;
+      break;
+    }
+  }
+  return out;
+}
+
+const TrainingRuntimeSpec& spec_of(const RuntimeRefMatch& match) {
+  return match.training_runtime != nullptr ? match.training_runtime->spec
+                                           : match.cluster_training_runtime->spec;
+}
+
+// admit_object(job, ...); `info`, when not null, receives the runtime info the plugins ran on.
+Result<ValidationResult> admit_train_job(const TrainJob& job, const AdmissionScope& scope,
+                                         const RenderContext& ctx, const Framework* framework,
+                                         MissingRuntime missing, std::optional<Info>* info) {
+  ValidationResult out = validate_train_job(job);
+  // The API server calls the validating webhook only for objects that pass the CRD schema.
+  if (!out.ok()) return out;
+
+  const RuntimeRefMatch match = find_runtime(scope, job);
+  if (!match.found()) {
+    // The webhook decides what a runtime it cannot find means: `unsupported runtime` for a kind
+    // that is not a registered runtime kind, its `spec.runtimeRef` not-found error otherwise.
+    auto webhook = validate_train_job_runtime(job, RuntimeLookup{});
+    if (!webhook) return tl::unexpected(std::move(webhook).error());
+    MissingRuntimeText text = describe_missing_runtime(job, scope);
+    if (missing == MissingRuntime::kFail) {
+      Error error(ErrorCode::kNotFound,
+                  text.sentence + detail::builtin_runtime_hint(job.spec.runtime_ref));
+      error.fields = std::move(webhook->errors);
+      return tl::unexpected(std::move(error));
+    }
+    if (text.elsewhere) {
+      out.merge(std::move(*webhook));
+      out.warnings.push_back(std::move(text.sentence));
+    } else {
+      out.warnings.push_back(text.sentence + ": the TrainJob was not checked against it" +
+                             detail::builtin_runtime_hint(job.spec.runtime_ref));
+    }
+    return out;
+  }
+
+  auto webhook = validate_train_job_runtime(
+      job, RuntimeLookup{match.training_runtime, match.cluster_training_runtime});
+  if (!webhook) return tl::unexpected(std::move(webhook).error());
+  out.merge(std::move(*webhook));
+  // The plugins run in the TrainJob webhook after the runtime was found and accepted.
+  if (!out.ok()) return out;
+
+  auto runtime_info = new_runtime_info(job, spec_of(match));
+  if (!runtime_info) {
+    // Upstream ignores this error and would run the plugins on a nil Info (a crash); the
+    // patches that cannot be applied are reported instead.
+    const json::value job_json = to_json(job);
+    const auto* patches = detail::find_array(job_json.at("spec").get_object(), "runtimePatches");
+    out.errors.push_back(field_invalid("spec.runtimePatches",
+                                       patches != nullptr ? json::value(*patches) : json::value(),
+                                       runtime_info.error().message));
+    return out;
+  }
+  const Framework& plugins =
+      framework != nullptr ? *framework : default_framework(ctx.feature_gates);
+  out.merge(plugins.run_custom_validation(
+      *runtime_info, nullptr, job,
+      detail::with_existing_objects(ctx, scope.existing_objects, scope.default_namespace)));
+  if (info != nullptr) *info = std::move(*runtime_info);
+  return out;
+}
+
+// ---- Documents ---------------------------------------------------------------------------------
+
+// Gives namespaced Trainer inputs without a namespace the namespace of the call.
+Result<void> apply_namespace(json::value& doc, const std::string& ns, bool explicit_ns) {
+  if (!doc.is_object()) return {};
+  auto& obj = doc.get_object();
+  const std::string api_version = detail::find_string(obj, "apiVersion").value_or("");
+  const std::string kind = detail::find_string(obj, "kind").value_or("");
+  if (api_version == "v1" && kind == "List") {
+    if (auto* items = detail::find_array(obj, "items")) {
+      for (auto& item : *items) {
+        auto r = apply_namespace(item, ns, explicit_ns);
+        if (!r) return r;
+      }
+    }
+    return {};
+  }
+  const TrainerKind sort = trainer_kind(api_version, kind);
+  if (sort != TrainerKind::kTrainJob && sort != TrainerKind::kTrainingRuntime) return {};
+  auto& meta = detail::ensure_object(obj, {"metadata"});
+  const auto have = detail::find_string(meta, "namespace");
+  if (!have || have->empty()) {
+    meta["namespace"] = ns;
+  } else if (explicit_ns && *have != ns) {
+    return fail(ErrorCode::kInvalid, "the namespace from the provided object \"" + *have +
+                                         "\" does not match the namespace \"" + ns +
+                                         "\". You must pass '--namespace=" + *have +
+                                         "' to perform this operation.");
+  }
+  return {};
+}
+
+// One decoded object of the call, in input order.
+struct Entry {
+  TrainerKind kind = TrainerKind::kNone;
+  std::size_t index = 0;  // into the ObjectSet vector of `kind`
+  std::vector<std::string> decode_warnings;
+};
+
+std::string string_field(const json::object& obj, std::string_view key) {
+  const auto* v = obj.if_contains(key);
+  return (v != nullptr && v->is_string()) ? std::string(v->get_string()) : std::string();
+}
+
+template <class T, class Decode>
+Result<void> decode_into(const json::value& doc, Decode decode, TrainerKind kind,
+                         std::vector<T>& objects, std::vector<Entry>& entries) {
+  auto decoded = decode(doc);
+  if (!decoded) return tl::unexpected(std::move(decoded).error());
+  apply_defaults(decoded->object);
+  entries.push_back(Entry{kind, objects.size(), std::move(decoded->warnings)});
+  objects.push_back(std::move(decoded->object));
+  return {};
+}
+
+// Decodes and defaults one document into `objects`; a `v1` `List` (what `trainerctl render -o
+// json` prints) contributes its items, as kubectl does.
+Result<void> decode_document(json::value& doc, const std::string& where, ObjectSet& objects,
+                             std::vector<Entry>& entries) {
+  if (!doc.is_object()) {
+    return fail(ErrorCode::kParse,
+                where + ": expected an object, not a " + (doc.is_array() ? "list" : "scalar"));
+  }
+  auto& obj = doc.get_object();
+  const std::string api_version = string_field(obj, "apiVersion");
+  const std::string kind = string_field(obj, "kind");
+  if (api_version.empty() || kind.empty()) {
+    return fail(ErrorCode::kInvalid, where + ": apiVersion and kind must be set on every object");
+  }
+  if (api_version == "v1" && kind == "List") {
+    auto* items = obj.if_contains("items");
+    if (items == nullptr || !items->is_array()) {
+      return fail(ErrorCode::kParse, where + ": a List needs an items array");
+    }
+    auto& array = items->get_array();
+    for (std::size_t i = 0; i < array.size(); ++i) {
+      auto r =
+          decode_document(array[i], where + ".items[" + std::to_string(i) + "]", objects, entries);
+      if (!r) return r;
+    }
+    return {};
+  }
+  switch (const TrainerKind sort = trainer_kind(api_version, kind)) {
+    case TrainerKind::kTrainJob:
+      return decode_into(doc, decode_train_job, sort, objects.train_jobs, entries);
+    case TrainerKind::kTrainingRuntime:
+      return decode_into(doc, decode_training_runtime, sort, objects.training_runtimes, entries);
+    case TrainerKind::kClusterTrainingRuntime:
+      return decode_into(doc, decode_cluster_training_runtime, sort,
+                         objects.cluster_training_runtimes, entries);
+    case TrainerKind::kUnknown:
+      return fail(ErrorCode::kInvalid, "kind \"" + kind + "\" of group " + kGroup +
+                                           " is not supported (supported: TrainJob, "
+                                           "TrainingRuntime, ClusterTrainingRuntime)");
+    case TrainerKind::kNone: break;
+  }
+  objects.other_objects.push_back(std::move(doc));
+  return {};
+}
+
+void take(ValidationResult&& result, Admission& out) {
   for (auto& w : result.warnings) out.warnings.push_back(std::move(w));
   for (auto& e : result.errors) out.errors.push_back(std::move(e));
 }
 
-// Decodes, defaults and validates one Trainer document into `out`.
-Result<void> admit_trainer_document(const boost::json::value& doc, const std::string& kind,
-                                    Admission& out) {
-  if (kind == kTrainJobKind) {
-    auto decoded = decode_train_job(doc);
-    if (!decoded) return tl::unexpected(decoded.error());
-    take_warnings(*decoded, out);
-    apply_defaults(decoded->object);
-    take_result(validate_train_job(decoded->object), out);
-    out.objects.train_jobs.push_back(std::move(decoded->object));
-    return {};
+// The admission of the decoded objects, in input order.
+Result<void> admit_entries(std::vector<Entry>& entries, const RenderContext& ctx,
+                           const AdmissionOptions& options, const std::string& ns, Admission& out,
+                           std::vector<std::optional<Info>>* infos) {
+  const AdmissionScope scope = AdmissionScope::of(out.objects, ns);
+  if (infos != nullptr) infos->assign(out.objects.train_jobs.size(), std::nullopt);
+  std::optional<Error> not_found;
+  for (auto& entry : entries) {
+    for (auto& w : entry.decode_warnings) out.warnings.push_back(std::move(w));
+    switch (entry.kind) {
+      case TrainerKind::kTrainJob: {
+        auto result = admit_train_job(out.objects.train_jobs[entry.index], scope, ctx,
+                                      options.framework, options.missing_runtime,
+                                      infos != nullptr ? &(*infos)[entry.index] : nullptr);
+        if (!result && result.error().code == ErrorCode::kNotFound) {
+          if (!not_found) not_found = std::move(result).error();
+        } else if (!result) {
+          return tl::unexpected(std::move(result).error());
+        } else {
+          take(std::move(*result), out);
+        }
+        break;
+      }
+      case TrainerKind::kTrainingRuntime:
+        take(admit_object(out.objects.training_runtimes[entry.index]), out);
+        break;
+      case TrainerKind::kClusterTrainingRuntime:
+        take(admit_object(out.objects.cluster_training_runtimes[entry.index]), out);
+        break;
+      case TrainerKind::kNone:
+      case TrainerKind::kUnknown: break;
+    }
   }
-  if (kind == kTrainingRuntimeKind) {
-    auto decoded = decode_training_runtime(doc);
-    if (!decoded) return tl::unexpected(decoded.error());
-    take_warnings(*decoded, out);
-    apply_defaults(decoded->object);
-    take_result(validate_training_runtime(decoded->object), out);
-    out.objects.training_runtimes.push_back(std::move(decoded->object));
-    return {};
-  }
-  if (kind == kClusterTrainingRuntimeKind) {
-    auto decoded = decode_cluster_training_runtime(doc);
-    if (!decoded) return tl::unexpected(decoded.error());
-    take_warnings(*decoded, out);
-    apply_defaults(decoded->object);
-    take_result(validate_cluster_training_runtime(decoded->object), out);
-    out.objects.cluster_training_runtimes.push_back(std::move(decoded->object));
-    return {};
-  }
-  return fail(ErrorCode::kInvalid, "kind \"" + kind + "\" of group " + kGroup +
-                                       " is not supported (supported: TrainJob, "
-                                       "TrainingRuntime, ClusterTrainingRuntime)");
+  // A missing runtime that render needs is reported once the objects are otherwise admitted,
+  // so that every field error comes first.
+  if (not_found && out.ok()) return tl::unexpected(std::move(*not_found));
+  return {};
 }
 
 }  // namespace
 
-RuntimeRefMatch find_runtime(const ObjectSet& objects, const TrainJob& job) {
+// ---- Public ------------------------------------------------------------------------------------
+
+TrainerKind trainer_kind(std::string_view api_version, std::string_view kind) noexcept {
+  if (api_group(api_version) != kGroup) return TrainerKind::kNone;
+  if (kind == kTrainJobKind) return TrainerKind::kTrainJob;
+  if (kind == kTrainingRuntimeKind) return TrainerKind::kTrainingRuntime;
+  if (kind == kClusterTrainingRuntimeKind) return TrainerKind::kClusterTrainingRuntime;
+  return TrainerKind::kUnknown;
+}
+
+AdmissionScope AdmissionScope::of(const ObjectSet& objects, std::string default_namespace) {
+  AdmissionScope scope;
+  scope.default_namespace = std::move(default_namespace);
+  scope.training_runtimes.reserve(objects.training_runtimes.size());
+  for (const auto& rt : objects.training_runtimes) scope.training_runtimes.push_back(&rt);
+  scope.cluster_training_runtimes.reserve(objects.cluster_training_runtimes.size());
+  for (const auto& rt : objects.cluster_training_runtimes) {
+    scope.cluster_training_runtimes.push_back(&rt);
+  }
+  scope.existing_objects.reserve(objects.other_objects.size());
+  for (const auto& obj : objects.other_objects) scope.existing_objects.push_back(&obj);
+  return scope;
+}
+
+RuntimeRefMatch find_runtime(const AdmissionScope& scope, const TrainJob& job) {
   RuntimeRefMatch match;
   const auto& ref = job.spec.runtime_ref;
   if (ref.api_group.value_or(kGroup) != kGroup) return match;
   const std::string kind = ref.kind.value_or(kClusterTrainingRuntimeKind);
   if (kind == kTrainingRuntimeKind) {
     const auto job_ns = namespace_or_default(job.metadata.namespace_);
-    for (const auto& rt : objects.training_runtimes) {
-      if (rt.metadata.name == ref.name && namespace_or_default(rt.metadata.namespace_) == job_ns) {
-        match.training_runtime = &rt;
+    for (const auto* rt : scope.training_runtimes) {
+      if (rt->metadata.name == ref.name &&
+          namespace_or_default(rt->metadata.namespace_) == job_ns) {
+        match.training_runtime = rt;
         break;
       }
     }
   } else if (kind == kClusterTrainingRuntimeKind) {
-    for (const auto& rt : objects.cluster_training_runtimes) {
-      if (rt.metadata.name == ref.name) {
-        match.cluster_training_runtime = &rt;
+    for (const auto* rt : scope.cluster_training_runtimes) {
+      if (rt->metadata.name == ref.name) {
+        match.cluster_training_runtime = rt;
         break;
       }
     }
@@ -99,64 +326,93 @@ RuntimeRefMatch find_runtime(const ObjectSet& objects, const TrainJob& job) {
   return match;
 }
 
-namespace {
-
-// Sorts one document into `out`; a `v1` `List` (what `trainerctl render -o json` prints) is
-// admitted item by item, as kubectl does.
-Result<void> admit_document(const boost::json::value& doc, const std::string& where,
-                            Admission& out) {
-  if (!doc.is_object()) {
-    return fail(ErrorCode::kParse,
-                where + ": expected an object, not a " + (doc.is_array() ? "list" : "scalar"));
-  }
-  const auto& obj = doc.get_object();
-  const std::string api_version = string_field(obj, "apiVersion");
-  const std::string kind = string_field(obj, "kind");
-  if (api_version.empty() || kind.empty()) {
-    return fail(ErrorCode::kInvalid, where + ": apiVersion and kind must be set on every object");
-  }
-  if (api_version == "v1" && kind == "List") {
-    const auto* items = obj.if_contains("items");
-    if (items == nullptr || !items->is_array()) {
-      return fail(ErrorCode::kParse, where + ": a List needs an items array");
-    }
-    const auto& array = items->get_array();
-    for (std::size_t i = 0; i < array.size(); ++i) {
-      auto r = admit_document(array[i], where + ".items[" + std::to_string(i) + "]", out);
-      if (!r) return r;
-    }
-    return {};
-  }
-  if (api_group(api_version) == kGroup) return admit_trainer_document(doc, kind, out);
-  out.objects.other_objects.push_back(doc);
-  return {};
+Result<ValidationResult> admit_object(const TrainJob& job, const AdmissionScope& scope,
+                                      const RenderContext& ctx, const Framework* framework,
+                                      MissingRuntime missing) {
+  return admit_train_job(job, scope, ctx, framework, missing, nullptr);
 }
 
-}  // namespace
+ValidationResult admit_object(const TrainingRuntime& runtime) {
+  return validate_training_runtime(runtime);
+}
 
-Result<Admission> admit(const std::vector<boost::json::value>& documents) {
-  Admission out;
-  for (std::size_t i = 0; i < documents.size(); ++i) {
-    auto r = admit_document(documents[i], "document " + std::to_string(i + 1), out);
+ValidationResult admit_object(const ClusterTrainingRuntime& runtime) {
+  return validate_cluster_training_runtime(runtime);
+}
+
+Result<Admission> admit(const std::vector<json::value>& documents, const RenderContext& ctx,
+                        const AdmissionOptions& options) {
+  return detail::admit(documents, ctx, options, nullptr);
+}
+
+Result<Admission> admit(std::vector<json::value>&& documents, const RenderContext& ctx,
+                        const AdmissionOptions& options) {
+  return detail::admit(std::move(documents), ctx, options, nullptr);
+}
+
+namespace detail {
+
+Result<Admission> admit(std::vector<json::value> documents, const RenderContext& ctx,
+                        const AdmissionOptions& options, std::vector<std::optional<Info>>* infos) {
+  const std::string ns =
+      options.namespace_.empty() ? std::string(kDefaultNamespace) : options.namespace_;
+  if (options.builtin_runtimes) {
+    auto added = add_referenced_builtin_runtimes(documents);
+    if (!added) return tl::unexpected(added.error());
+  }
+  for (auto& doc : documents) {
+    auto r = apply_namespace(doc, ns, !options.namespace_.empty());
     if (!r) return tl::unexpected(r.error());
   }
-  // TrainJobs are checked against their runtime only once every runtime of the call is known,
-  // so that the order of -f files does not matter.
-  for (const auto& job : out.objects.train_jobs) {
-    const auto match = find_runtime(out.objects, job);
-    // An unregistered runtime kind is rejected whether or not a runtime came with the job; a
-    // registered one that is not among the inputs leaves the job to its own rules.
-    const auto& ref = job.spec.runtime_ref;
-    const std::string kind = ref.kind.value_or(kClusterTrainingRuntimeKind);
-    const bool registered = ref.api_group.value_or(kGroup) == kGroup &&
-                            (kind == kTrainingRuntimeKind || kind == kClusterTrainingRuntimeKind);
-    if (registered && !match.found()) continue;
-    RuntimeLookup lookup{match.training_runtime, match.cluster_training_runtime};
-    auto result = validate_train_job_runtime(job, lookup);
-    if (!result) return tl::unexpected(result.error());
-    take_result(std::move(*result), out);
+  Admission out;
+  std::vector<Entry> entries;
+  Result<void> admitted;
+  for (std::size_t i = 0; i < documents.size() && admitted; ++i) {
+    admitted =
+        decode_document(documents[i], "document " + std::to_string(i + 1), out.objects, entries);
   }
+  // TrainJobs are admitted once every runtime of the call is known, so that the order of the
+  // inputs does not matter.
+  if (admitted) {
+    admitted = admit_entries(entries, ctx, options, ns, out, infos);
+  } else {
+    for (auto& entry : entries) {
+      for (auto& w : entry.decode_warnings) out.warnings.push_back(std::move(w));
+    }
+  }
+  if (options.on_warning) {
+    for (const auto& w : out.warnings) options.on_warning(w);
+  }
+  if (!admitted) return tl::unexpected(std::move(admitted).error());
   return out;
 }
 
+RenderContext with_existing_objects(const RenderContext& ctx,
+                                    std::vector<const json::value*> objects,
+                                    std::string default_namespace) {
+  RenderContext out = ctx;
+  if (objects.empty()) return out;
+  out.lookup = [objects = std::move(objects), outer = ctx.lookup,
+                default_namespace = std::move(default_namespace)](
+                   std::string_view api_version, std::string_view kind, std::string_view ns,
+                   std::string_view name) -> std::optional<json::value> {
+    for (const auto* v : objects) {
+      if (!v->is_object()) continue;
+      const auto& obj = v->get_object();
+      if (find_string(obj, "apiVersion").value_or("") != api_version ||
+          find_string(obj, "kind").value_or("") != kind) {
+        continue;
+      }
+      const auto* meta = find_object(obj, {"metadata"});
+      if (meta == nullptr || find_string(*meta, "name").value_or("") != name) continue;
+      const std::string obj_ns = find_string(*meta, "namespace").value_or("");
+      if (obj_ns == ns || (obj_ns.empty() && ns == default_namespace)) return *v;
+    }
+    if (outer) return outer(api_version, kind, ns, name);
+    return std::nullopt;
+  };
+  return out;
+}
+
+}  // namespace detail
 }  // namespace trainer

@@ -2,9 +2,9 @@
 // Documents: parse (YAML/JSON -> typed or JSON), default, validate, encode.
 #include "capi/capi.hpp"
 
+#include "trainer/admission.hpp"
 #include "trainer/codec.hpp"
 #include "trainer/defaults.hpp"
-#include "trainer/validation.hpp"
 
 #include <boost/json/object.hpp>
 
@@ -14,104 +14,70 @@
 namespace trainer::capi {
 namespace {
 
-constexpr std::string_view kDefaultNamespace = "default";
-
-// The group part of `apiVersion` ("" for the core group, "v1").
-std::string_view api_group(std::string_view api_version) {
-  const auto slash = api_version.find('/');
-  return slash == std::string_view::npos ? std::string_view() : api_version.substr(0, slash);
-}
-
-std::string_view namespace_or_default(const std::optional<std::string>& ns) {
-  return ns && !ns->empty() ? std::string_view(*ns) : kDefaultNamespace;
-}
-
 template <class T>
 void take(trainer_document& doc, Decoded<T>&& decoded) {
   doc.object = std::move(decoded.object);
   doc.warnings = std::move(decoded.warnings);
 }
 
+template <class Decode>
+Result<void> decode_typed(const boost::json::value& value, Decode decode, trainer_document& doc) {
+  auto decoded = decode(value);
+  if (!decoded) return tl::unexpected(std::move(decoded).error());
+  take(doc, std::move(*decoded));
+  return {};
+}
+
 // One parsed document: the Trainer kinds are decoded to the typed model, the rest kept as JSON.
 Result<void> make_document(boost::json::value value, trainer_document& doc) {
   const ObjectHeader header = object_header(value);
-  const std::string& kind = header.kind;
-  const bool trainer_group = api_group(header.api_version) == kGroup;
-  if (trainer_group && kind == kTrainJobKind) {
-    auto decoded = decode_train_job(value);
-    if (!decoded) return tl::unexpected(std::move(decoded).error());
-    take(doc, std::move(*decoded));
-  } else if (trainer_group && kind == kTrainingRuntimeKind) {
-    auto decoded = decode_training_runtime(value);
-    if (!decoded) return tl::unexpected(std::move(decoded).error());
-    take(doc, std::move(*decoded));
-  } else if (trainer_group && kind == kClusterTrainingRuntimeKind) {
-    auto decoded = decode_cluster_training_runtime(value);
-    if (!decoded) return tl::unexpected(std::move(decoded).error());
-    take(doc, std::move(*decoded));
-  } else {
-    doc.object = std::move(value);
+  Result<void> made;
+  switch (trainer_kind(header.api_version, header.kind)) {
+    case TrainerKind::kTrainJob: made = decode_typed(value, decode_train_job, doc); break;
+    case TrainerKind::kTrainingRuntime:
+      made = decode_typed(value, decode_training_runtime, doc);
+      break;
+    case TrainerKind::kClusterTrainingRuntime:
+      made = decode_typed(value, decode_cluster_training_runtime, doc);
+      break;
+    case TrainerKind::kNone:
+    case TrainerKind::kUnknown: doc.object = std::move(value); break;
   }
+  if (!made) return made;
   doc.refresh_header();
   return {};
 }
 
-// The runtime `job` references among the documents of `context` (see trainer_document_validate).
-RuntimeLookup find_runtime(const trainer_document_list& context, const TrainJob& job) {
-  RuntimeLookup lookup;
-  const auto& ref = job.spec.runtime_ref;
-  if (ref.api_group.value_or(kGroup) != kGroup) return lookup;
-  const std::string kind = ref.kind.value_or(kClusterTrainingRuntimeKind);
-  for (const auto& doc : context.documents) {
-    if (kind == kTrainingRuntimeKind) {
-      const auto* rt = std::get_if<TrainingRuntime>(&doc.object);
-      if (rt != nullptr && rt->metadata.name == ref.name &&
-          namespace_or_default(rt->metadata.namespace_) ==
-              namespace_or_default(job.metadata.namespace_)) {
-        lookup.training_runtime = rt;
-        break;
-      }
-    } else if (kind == kClusterTrainingRuntimeKind) {
-      const auto* rt = std::get_if<ClusterTrainingRuntime>(&doc.object);
-      if (rt != nullptr && rt->metadata.name == ref.name) {
-        lookup.cluster_training_runtime = rt;
-        break;
-      }
+// The runtimes and existing objects of `context` (NULL: none), as admission sees them.
+AdmissionScope scope_of(const trainer_document_list* context) {
+  AdmissionScope scope;
+  if (context == nullptr) return scope;
+  for (const auto& doc : context->documents) {
+    if (const auto* rt = std::get_if<TrainingRuntime>(&doc.object)) {
+      scope.training_runtimes.push_back(rt);
+    } else if (const auto* crt = std::get_if<ClusterTrainingRuntime>(&doc.object)) {
+      scope.cluster_training_runtimes.push_back(crt);
+    } else if (const auto* other = std::get_if<boost::json::value>(&doc.object)) {
+      scope.existing_objects.push_back(other);
     }
   }
-  return lookup;
+  return scope;
 }
 
-// Whether the runtimeRef names a registered runtime kind (the webhook's registry).
-bool registered_runtime_kind(const RuntimeRef& ref) {
-  if (ref.api_group.value_or(kGroup) != kGroup) return false;
-  const std::string kind = ref.kind.value_or(kClusterTrainingRuntimeKind);
-  return kind == kTrainingRuntimeKind || kind == kClusterTrainingRuntimeKind;
-}
-
-// What validating `doc` found: the rule result, or a failure of the webhook itself.
-struct Outcome {
-  ValidationResult result;
-  std::optional<Error> failure;
-};
-
-Outcome validate_job(const TrainJob& job, const trainer_document_list* context) {
-  Outcome out;
-  out.result = validate_train_job(job);
-  // The webhook runs only on objects that pass the schema, as in the API server.
-  if (!out.result.ok() || context == nullptr) return out;
-  const RuntimeLookup lookup = find_runtime(*context, job);
-  const bool found =
-      lookup.training_runtime != nullptr || lookup.cluster_training_runtime != nullptr;
-  if (found || !registered_runtime_kind(job.spec.runtime_ref)) {
-    auto webhook = validate_train_job_runtime(job, lookup);
-    if (!webhook) {
-      out.failure = std::move(webhook).error();
-    } else {
-      out.result.merge(std::move(*webhook));
-    }
+// Admission of `doc` against `context`: the admission path of trainerctl validate.
+Result<ValidationResult> admit_document(const trainer_document& doc,
+                                        const trainer_document_list* context) {
+  if (const auto* job = std::get_if<TrainJob>(&doc.object)) {
+    return admit_object(*job, scope_of(context));
   }
-  return out;
+  if (const auto* rt = std::get_if<TrainingRuntime>(&doc.object)) return admit_object(*rt);
+  if (const auto* crt = std::get_if<ClusterTrainingRuntime>(&doc.object)) {
+    return admit_object(*crt);
+  }
+  return fail(ErrorCode::kUnsupported,
+              "validation of kind \"" + doc.kind + "\" (apiVersion \"" + doc.api_version +
+                  "\") is not supported: only TrainJob, TrainingRuntime and "
+                  "ClusterTrainingRuntime of trainer.kubeflow.org");
 }
 
 }  // namespace
@@ -252,27 +218,14 @@ trainer_status trainer_document_validate(const trainer_document* doc,
     if (doc == nullptr) {
       return set_error(err, TRAINER_E_INVALID_ARGUMENT, "trainer_document_validate: doc is NULL");
     }
-    trainer::capi::Outcome outcome;
-    if (const auto* job = std::get_if<trainer::TrainJob>(&doc->object)) {
-      outcome = trainer::capi::validate_job(*job, context);
-    } else if (const auto* rt = std::get_if<trainer::TrainingRuntime>(&doc->object)) {
-      outcome.result = trainer::validate_training_runtime(*rt);
-    } else if (const auto* crt = std::get_if<trainer::ClusterTrainingRuntime>(&doc->object)) {
-      outcome.result = trainer::validate_cluster_training_runtime(*crt);
-    } else {
-      return set_error(err, TRAINER_E_UNSUPPORTED,
-                       "validation of kind \"" + doc->kind + "\" (apiVersion \"" +
-                           doc->api_version +
-                           "\") is not supported: only TrainJob, TrainingRuntime and "
-                           "ClusterTrainingRuntime of trainer.kubeflow.org");
-    }
     auto validation = std::make_unique<trainer_validation>();
-    validation->warnings = std::move(outcome.result.warnings);
+    auto admitted = trainer::capi::admit_document(*doc, context);
     trainer_status status = TRAINER_OK;
-    if (outcome.failure) {
-      status = set_error(err, *outcome.failure);
-    } else if (!outcome.result.ok()) {
-      status = set_error(err, outcome.result.to_error());
+    if (!admitted) {
+      status = set_error(err, admitted.error());
+    } else {
+      validation->warnings = std::move(admitted->warnings);
+      if (!admitted->ok()) status = set_error(err, admitted->to_error());
     }
     if (out != nullptr && (status == TRAINER_OK || status == TRAINER_E_INVALID)) {
       *out = validation.release();

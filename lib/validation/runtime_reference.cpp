@@ -34,10 +34,14 @@ Result<ValidationResult> validate_train_job_runtime(const TrainJob& job,
   ValidationResult result;
   if (key == training_key) {
     // The webhook GETs (namespace of the TrainJob, runtimeRef.name); anything else the caller
-    // found is not that object.
+    // found is not that object. An object without a namespace is in "default" (offline inputs).
+    const auto namespace_of = [](const std::optional<std::string>& ns) {
+      return ns && !ns->empty() ? *ns : std::string("default");
+    };
     const TrainingRuntime* rt = runtime.training_runtime;
-    const bool found = rt != nullptr && rt->metadata.name == job.spec.runtime_ref.name &&
-                       rt->metadata.namespace_.value_or("") == job.metadata.namespace_.value_or("");
+    const bool found =
+        rt != nullptr && rt->metadata.name == job.spec.runtime_ref.name &&
+        namespace_of(rt->metadata.namespace_) == namespace_of(job.metadata.namespace_);
     if (!found) {
       result.errors.push_back(
           runtime_missing("spec.runtimeRef", job, "trainingruntimes", "trainingRuntime"));

@@ -459,12 +459,18 @@ static void test_validate_with_warnings(void) {
   CHECK(trainer_validation_warning(validation, 1) == NULL);
   trainer_validation_free(validation);
 
-  /* the TrainJob without context: schema rules only */
+  /* the TrainJob without context (an empty one): admitted by its own rules, and a warning says
+   * which runtime it was not checked against */
   validation = SENTINEL(trainer_validation);
   st = trainer_document_validate(job, NULL, &validation, &err);
   CHECK_STATUS(st, TRAINER_OK, err);
   CHECK(validation != NULL);
-  CHECK(trainer_validation_warning_count(validation) == 0);
+  CHECK(trainer_validation_warning_count(validation) == 1);
+  CHECK_STR(trainer_validation_warning(validation, 0),
+            "TrainJob team-a/pytorch-job references ClusterTrainingRuntime \"torch-distributed\", "
+            "which is not among the inputs: the TrainJob was not checked against it; "
+            "\"torch-distributed\" is a built-in ClusterTrainingRuntime of libtrainer: add "
+            "--builtin-runtimes (trainerctl) or set the builtin_runtimes option to use it");
   trainer_validation_free(validation);
 
   /* with its list as context: the webhook finds the runtime and warns */
@@ -562,9 +568,12 @@ static void test_validate_unsupported_runtime(void) {
   trainer_status st;
 
   CHECK(trainer_document_default(job, NULL) == TRAINER_OK);
-  /* without context the webhook does not run */
+  /* with or without context: NULL is an empty context, and the kind is never a runtime kind */
   st = trainer_document_validate(job, NULL, &validation, &err);
-  CHECK_STATUS(st, TRAINER_OK, err);
+  CHECK_STATUS(st, TRAINER_E_INVALID, err);
+  CHECK(validation != NULL);
+  CHECK_STR(trainer_error_message(err), "unsupported runtime: Foo.trainer.kubeflow.org");
+  trainer_error_free(err);
   trainer_validation_free(validation);
 
   st = trainer_document_validate(job, list, &validation, &err);
@@ -578,8 +587,9 @@ static void test_validate_unsupported_runtime(void) {
   trainer_document_list_free(list);
 }
 
-/* A TrainingRuntime in the TrainJob's namespace is found; a runtime the context lacks is not an
- * error. */
+/* A TrainingRuntime is found only in the TrainJob's namespace: one of that name that the context
+ * holds in another namespace rejects the TrainJob (the webhook's not-found error), with a warning
+ * saying where it is. */
 static void test_validate_training_runtime_context(void) {
   static const char text[] =
       "apiVersion: trainer.kubeflow.org/v1alpha1\n"
@@ -638,11 +648,92 @@ static void test_validate_training_runtime_context(void) {
   trainer_error_free(err);
   trainer_validation_free(validation);
 
-  /* the TrainJob lives in another namespace: the runtime is not found, which is no error */
+  /* the TrainJob lives in another namespace: the runtime is not found, and that is an error */
   st = trainer_document_validate(job, list, &validation, &err);
-  CHECK_STATUS(st, TRAINER_OK, err);
+  CHECK_STATUS(st, TRAINER_E_INVALID, err);
+  CHECK(trainer_error_field_count(err) == 1);
+  CHECK_STR(
+      trainer_error_field_string(err, 0),
+      "spec.runtimeRef: Invalid value: "
+      "{\"name\":\"rt\",\"apiGroup\":\"trainer.kubeflow.org\",\"kind\":\"TrainingRuntime\"}: "
+      "trainingruntimes.trainer.kubeflow.org \"rt\" not found: specified trainingRuntime must "
+      "be created before the TrainJob is created");
+  CHECK(trainer_validation_warning_count(validation) == 1);
+  CHECK_STR(trainer_validation_warning(validation, 0),
+            "TrainJob ns2/job references TrainingRuntime \"rt\" in namespace \"ns2\", which is not "
+            "among the inputs (a TrainingRuntime of that name is in namespace \"ns1\"; a "
+            "TrainingRuntime must be in the TrainJob's namespace)");
+  trainer_error_free(err);
   trainer_validation_free(validation);
 
+  /* without context it is only not checked against its runtime */
+  st = trainer_document_validate(job, NULL, &validation, &err);
+  CHECK_STATUS(st, TRAINER_OK, err);
+  CHECK(trainer_validation_warning_count(validation) == 1);
+  trainer_validation_free(validation);
+
+  trainer_document_list_free(list);
+}
+
+/* The plugins' rules run through trainer_document_validate as in trainerctl validate: the Torch
+ * plugin rejects a reserved PET_* env. A TrainJob without a namespace finds a TrainingRuntime in
+ * "default" (and the webhook agrees). */
+static void test_validate_runs_plugins(void) {
+  static const char text[] =
+      "apiVersion: trainer.kubeflow.org/v1alpha1\n"
+      "kind: TrainingRuntime\n"
+      "metadata:\n"
+      "  name: torch\n"
+      "  namespace: default\n"
+      "spec:\n"
+      "  mlPolicy:\n"
+      "    numNodes: 1\n"
+      "    torch: {}\n"
+      "  template:\n"
+      "    spec:\n"
+      "      replicatedJobs:\n"
+      "        - name: node\n"
+      "          template:\n"
+      "            metadata:\n"
+      "              labels:\n"
+      "                trainer.kubeflow.org/trainjob-ancestor-step: trainer\n"
+      "            spec:\n"
+      "              template:\n"
+      "                spec:\n"
+      "                  containers:\n"
+      "                    - name: node\n"
+      "                      image: pytorch:2.5\n"
+      "---\n"
+      "apiVersion: trainer.kubeflow.org/v1alpha1\n"
+      "kind: TrainJob\n"
+      "metadata:\n"
+      "  name: job\n"
+      "spec:\n"
+      "  runtimeRef:\n"
+      "    name: torch\n"
+      "    kind: TrainingRuntime\n"
+      "  trainer:\n"
+      "    env:\n"
+      "      - name: PET_NODE_RANK\n"
+      "        value: \"3\"\n";
+  trainer_document_list* list = parse_ok(text);
+  trainer_document* runtime = trainer_document_list_get(list, 0);
+  trainer_document* job = trainer_document_list_get(list, 1);
+  trainer_validation* validation = NULL;
+  trainer_error* err = NULL;
+  trainer_status st;
+
+  CHECK(trainer_document_default(runtime, NULL) == TRAINER_OK);
+  CHECK(trainer_document_default(job, NULL) == TRAINER_OK);
+  st = trainer_document_validate(job, list, &validation, &err);
+  CHECK_STATUS(st, TRAINER_E_INVALID, err);
+  CHECK(trainer_error_field_count(err) == 1);
+  CHECK_STR(trainer_error_field_path(err, 0), "spec.trainer.env");
+  CHECK_STR(trainer_error_field_detail(err, 0),
+            "must not have reserved envs, invalid envs configured: [PET_NODE_RANK]");
+  CHECK(trainer_validation_warning_count(validation) == 0);
+  trainer_error_free(err);
+  trainer_validation_free(validation);
   trainer_document_list_free(list);
 }
 
@@ -726,6 +817,7 @@ int main(void) {
   test_validate_invalid();
   test_validate_unsupported_runtime();
   test_validate_training_runtime_context();
+  test_validate_runs_plugins();
   test_untyped_document();
   printf("c_api_test: all checks passed\n");
   return 0;

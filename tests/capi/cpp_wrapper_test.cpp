@@ -185,10 +185,16 @@ TEST_CASE("validation reports warnings, rejections and unsupported kinds", "[cap
                         "runtime deprecation policy: ") +
             kDeprecationUrl});
 
+  // Without context the runtime is not among the inputs: a warning says so.
   auto without_context = job.validate();
   REQUIRE(without_context.has_value());
   CHECK(without_context->ok());
-  CHECK(without_context->warnings.empty());
+  CHECK(without_context->warnings ==
+        std::vector<std::string>{
+            "TrainJob team-a/pytorch-job references ClusterTrainingRuntime "
+            "\"torch-distributed\", which is not among the inputs: the TrainJob was not checked "
+            "against it; \"torch-distributed\" is a built-in ClusterTrainingRuntime of libtrainer: "
+            "add --builtin-runtimes (trainerctl) or set the builtin_runtimes option to use it"});
 
   DocumentList bad = parse_ok(R"(apiVersion: trainer.kubeflow.org/v1alpha1
 kind: TrainJob

@@ -6,10 +6,13 @@
 // Usage: trainer_golden [--capi] <case-dir> <testdata-dir>. With --capi the case goes through
 // the C ABI (trainer_render, via the trainer.hpp wrapper) instead of the C++ core, with the same
 // inputs and options as text, so both faces are held to the same expected objects.
+// trainer_golden --validate <case-dir> <testdata-dir> [<trainerctl>]: a rejected case (one with
+// expected/error.txt) through every validation face (validate_faces.hpp).
 // A case may carry `options.yaml` with controller settings that are not objects:
 //   featureGates: {TrainJobStatus: true}      (upstream's gate names; all off by default)
 // Flux's CURVE key derives from the fixed UID, so every case is reproducible.
 #include "semantic_compare.hpp"
+#include "validate_faces.hpp"
 
 #include "trainer.hpp"
 #include "trainer/codec.hpp"
@@ -163,12 +166,14 @@ trainer::Result<trainer::RenderOutput> render_capi(const std::string& text,
 
 int main(int argc, char** argv) {
   const bool capi = argc == 4 && std::string_view(argv[1]) == "--capi";
-  if (argc != 3 && !capi) {
-    std::cerr << "usage: trainer_golden [--capi] <case-dir> <testdata-dir>\n";
+  const bool validate = (argc == 4 || argc == 5) && std::string_view(argv[1]) == "--validate";
+  if (argc != 3 && !capi && !validate) {
+    std::cerr << "usage: trainer_golden [--capi] <case-dir> <testdata-dir>\n"
+                 "       trainer_golden --validate <case-dir> <testdata-dir> [<trainerctl>]\n";
     return 2;
   }
-  const fs::path dir = argv[capi ? 2 : 1];
-  const fs::path testdata = argv[capi ? 3 : 2];
+  const fs::path dir = argv[capi || validate ? 2 : 1];
+  const fs::path testdata = argv[capi || validate ? 3 : 2];
   std::string inputs;
   for (const char* file : {"preconditions.yaml", "runtime.yaml", "trainjob.yaml"}) {
     const std::string part = input_text(dir / file);
@@ -177,6 +182,16 @@ int main(int argc, char** argv) {
   }
   const std::string private_key = read_text(testdata / "ssh-key.pem");
   const std::string public_key = read_text(testdata / "ssh-key.pub");
+
+  if (validate) {
+    const fs::path error = dir / "expected" / "error.txt";
+    if (!fs::exists(error)) {
+      std::cerr << error << " is missing: --validate is for rejected cases\n";
+      return 2;
+    }
+    return golden::check_validate_faces(dir, inputs, read_key_values(error),
+                                        argc == 5 ? argv[4] : "");
+  }
 
   trainer::RenderContext ctx;
   ctx.train_job_uid = kUid;

@@ -264,11 +264,11 @@ TEST_CASE("render_documents input errors") {
   }
 }
 
-TEST_CASE("admit_documents adds the plugins' validation to admission") {
-  auto adm = trainer::admit_documents(
-      docs(runtime_yaml("rt", "i:v1") + "---\n" +
-           job_yaml("a", "rt", "  initializer: {model: {storageUri: 'hf://m'}}\n")),
-      context());
+TEST_CASE("admit runs the plugins' validation") {
+  auto adm =
+      trainer::admit(docs(runtime_yaml("rt", "i:v1") + "---\n" +
+                          job_yaml("a", "rt", "  initializer: {model: {storageUri: 'hf://m'}}\n")),
+                     context());
   REQUIRE(adm);
   REQUIRE(adm->errors.size() == 1);
   CHECK(adm->errors[0].to_string().find("must have model-initializer job") != std::string::npos);

@@ -88,6 +88,19 @@ TEST_CASE("runtime resolution: TrainingRuntime must be in the job's namespace",
   REQUIRE(r);
   CHECK(rendered(*r) == Strings{missing});
 
+  // Without a namespace an object is in "default".
+  job.metadata.namespace_.reset();
+  tr.metadata.namespace_ = "default";
+  r = trainer::validate_train_job_runtime(job, {&tr, nullptr});
+  REQUIRE(r);
+  CHECK(r->ok());
+  job.metadata.namespace_ = "default";
+  tr.metadata.namespace_.reset();
+  r = trainer::validate_train_job_runtime(job, {&tr, nullptr});
+  REQUIRE(r);
+  CHECK(r->ok());
+  job.metadata.namespace_ = "team";
+
   // A ClusterTrainingRuntime of the same name does not satisfy a TrainingRuntime reference.
   const auto ctr = valid_runtime<trainer::ClusterTrainingRuntime>("torch-distributed");
   r = trainer::validate_train_job_runtime(job, {nullptr, &ctr});
