@@ -222,8 +222,12 @@ func (d *Document) Default() error {
 }
 
 // Validate checks the document with Kubeflow Trainer's admission rules, as the API server would
-// on create; call Default first. For a TrainJob, a non-nil context enables the webhook checks
-// against the runtime it references (context may be the document's own list).
+// on create; call Default first. It is the admission path of `trainerctl validate` (the CRD
+// rules, the webhooks and every plugin's rules), so both report the same field errors. For a
+// TrainJob, context holds the runtimes (and existing objects such as a PriorityClass) it is
+// checked against; it may be the document's own list, and nil is an empty list. A runtime that
+// context lacks is reported as a warning naming it; a TrainingRuntime of that name that context
+// holds only in another namespace rejects the TrainJob.
 //
 // It returns the admission warnings (also when the document is rejected) and, on rejection, an
 // *Error with CodeInvalid whose Fields list every violation. Kinds other than the three Trainer

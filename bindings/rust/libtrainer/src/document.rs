@@ -206,8 +206,12 @@ impl<'a> Document<'a> {
     }
 
     /// Validates with Kubeflow Trainer's admission rules, as the API server would on create
-    /// (apply defaults first). For a TrainJob, `context` enables the webhook checks against the
-    /// runtime it references; it may be the document's own list.
+    /// (apply defaults first): the admission path of `trainerctl validate` (CRD rules, webhooks,
+    /// every plugin's rules), so both report the same field errors. For a TrainJob, `context`
+    /// holds the runtimes (and existing objects such as a PriorityClass) it is checked against;
+    /// it may be the document's own list, and `None` is an empty list. A runtime that `context`
+    /// lacks is reported as a warning naming it; a TrainingRuntime of that name that `context`
+    /// holds only in another namespace rejects the TrainJob.
     ///
     /// Returns the admission warnings. On rejection the error has [`Code::INVALID`], every field
     /// violation, and the warnings in [`Error::warnings`]. Kinds other than the three Trainer
