@@ -96,7 +96,14 @@ run 1 render-invalid -- render -f "$ex/runtime.yaml" -f "$data/invalid-trainjob.
 }
 run 1 render-no-runtime -- render -f "$ex/trainjob.yaml" && {
   empty render-no-runtime-out "$out"
-  has render-no-runtime "$err" "torch-distributed"
+  # Upstream's webhook error first, then what was looked for and the flag that finds it.
+  has render-no-runtime "$err" 'spec.RuntimeRef: Invalid value: {"name":"torch-distributed","apiGroup":"trainer.kubeflow.org","kind":"ClusterTrainingRuntime"}: clustertrainingruntimes.trainer.kubeflow.org "torch-distributed" not found'
+  has render-no-runtime "$err" '"torch-distributed" is a built-in ClusterTrainingRuntime of libtrainer: add --builtin-runtimes'
+}
+run 0 validate-no-runtime -- validate -f "$ex/trainjob.yaml" && has validate-no-runtime "$err" '"torch-distributed" is a built-in ClusterTrainingRuntime of libtrainer: add --builtin-runtimes'
+run 1 render-own-runtime-missing -- render -f - < <(sed 's/name: torch-distributed/name: my-runtime/' "$ex/trainjob.yaml") && {
+  has render-own-runtime-missing "$err" 'clustertrainingruntimes.trainer.kubeflow.org "my-runtime" not found'
+  [[ $err != *built-in* ]] || { echo "FAIL render-own-runtime-missing: hint for a runtime that is not built in: $err"; failures=$((failures + 1)); }
 }
 run 1 render-two-jobs -- render -f "$ex/runtime.yaml" -f "$ex/trainjob.yaml" -f "$data/unknown-field.yaml" && empty render-two-jobs-out "$out"
 run 0 render-managed-elsewhere -- render -f "$ex/runtime.yaml" -f "$data/multikueue.yaml" && {

@@ -77,10 +77,27 @@ TEST_CASE("every built-in runtime is admitted and carries its own name and frame
 
 TEST_CASE("a TrainJob renders against a built-in runtime only when asked to") {
   const auto input = docs(job_yaml("torch-distributed", "  trainer: {numNodes: 2}\n"));
-  SECTION("without the option the runtime is not found") {
+  SECTION("without the option the runtime is not found, and the error says how to use it") {
     auto out = trainer::render_documents(input, context());
     REQUIRE_FALSE(out);
     CHECK(out.error().code == trainer::ErrorCode::kNotFound);
+    CHECK_THAT(out.error().message,
+               Catch::Contains("; \"torch-distributed\" is a built-in ClusterTrainingRuntime of "
+                               "libtrainer: add --builtin-runtimes (trainerctl) or set the "
+                               "builtin_runtimes option to use it"));
+    // The field error stays upstream's webhook error, its not-found text first.
+    REQUIRE(out.error().fields.size() == 1);
+    CHECK_THAT(out.error().fields[0].detail,
+               Catch::StartsWith(
+                   "clustertrainingruntimes.trainer.kubeflow.org \"torch-distributed\" not found"));
+  }
+  SECTION("validation without the option warns that the job was not checked, with the hint") {
+    auto out = trainer::admit(input, context());
+    REQUIRE(out);
+    CHECK(out->ok());
+    REQUIRE(out->warnings.size() == 1);
+    CHECK_THAT(out->warnings[0],
+               Catch::Contains("is a built-in ClusterTrainingRuntime of libtrainer"));
   }
   SECTION("with it, the torch runtime's JobSet is rendered") {
     auto out = trainer::render_documents(input, context(), with_builtins());
@@ -160,4 +177,12 @@ TEST_CASE("a TrainingRuntime reference never falls back to a built-in runtime") 
   auto out = trainer::render_documents(input, context(), with_builtins());
   REQUIRE_FALSE(out);
   CHECK(out.error().code == trainer::ErrorCode::kNotFound);
+  CHECK_THAT(out.error().message, !Catch::Contains("built-in"));
+}
+
+TEST_CASE("a runtime that is not built in gets no hint in its not-found error") {
+  auto out = trainer::render_documents(docs(job_yaml("my-runtime")), context());
+  REQUIRE_FALSE(out);
+  CHECK(out.error().code == trainer::ErrorCode::kNotFound);
+  CHECK_THAT(out.error().message, !Catch::Contains("built-in"));
 }
