@@ -52,7 +52,210 @@ std::vector<fs::path> yaml_files() {
   return files;
 }
 
+// Equal as documents read back from YAML: an integral double below 1e21 reads back as the
+// integer (docs/yaml.md, scalar resolution), everything else must be identical.
+bool same_document(const json::value& a, const json::value& b) {
+  if (a.is_double() && (b.is_int64() || b.is_uint64())) return same_document(b, a);
+  if ((a.is_int64() || a.is_uint64()) && b.is_double()) {
+    const double d = b.get_double();
+    return d == (a.is_int64() ? static_cast<double>(a.get_int64())
+                              : static_cast<double>(a.get_uint64())) &&
+           d > -1e21 && d < 1e21;
+  }
+  if (a.kind() != b.kind()) return a == b;
+  if (const auto* oa = a.if_object()) {
+    const auto& ob = b.get_object();
+    if (oa->size() != ob.size()) return false;
+    for (std::size_t i = 0; i < oa->size(); ++i) {
+      const auto& ka = oa->begin()[i];
+      const auto& kb = ob.begin()[i];
+      if (ka.key() != kb.key() || !same_document(ka.value(), kb.value())) return false;
+    }
+    return true;
+  }
+  if (const auto* aa = a.if_array()) {
+    const auto& ab = b.get_array();
+    if (aa->size() != ab.size()) return false;
+    for (std::size_t i = 0; i < aa->size(); ++i) {
+      if (!same_document((*aa)[i], ab[i])) return false;
+    }
+    return true;
+  }
+  return a == b;
+}
+
+// Every document `parse_documents` accepts from `text` must come back the same from
+// encode_yaml, alone and as part of a stream. Returns the number of documents.
+std::size_t check_text_round_trips(const std::string& text, const std::string& where) {
+  auto docs = trainer::parse_documents(text);
+  if (!docs) return 0;  // refused input: nothing to write
+  for (const auto& doc : *docs) {
+    INFO(where);
+    const std::string yaml = trainer::encode_yaml(doc);
+    INFO(yaml);
+    auto back = trainer::parse_documents(yaml);
+    REQUIRE(back);
+    REQUIRE(back->size() == (doc.is_null() ? 0U : 1U));
+    if (!doc.is_null()) CHECK(same_document(doc, back->front()));
+  }
+  auto stream = trainer::parse_documents(trainer::encode_yaml_stream(*docs));
+  INFO(where);
+  REQUIRE(stream);
+  CHECK(stream->size() == docs->size());
+  return docs->size();
+}
+
 }  // namespace
+
+TEST_CASE("encode_yaml round-trips every document of the fuzz corpus and the test inputs",
+          "[yaml][writer][property]") {
+  std::size_t files = 0;
+  std::size_t documents = 0;
+  for (const char* dir :
+       {"tests/fuzz/corpus", "tests/fuzz/seeds", "tests/golden/cases", "tests/data"}) {
+    if (!fs::exists(dir)) continue;
+    for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+      if (!entry.is_regular_file()) continue;
+      const auto ext = entry.path().extension();
+      // The fuzz corpora hold files of any name; elsewhere only YAML and JSON documents.
+      const bool corpus = entry.path().string().rfind("tests/fuzz/", 0) == 0;
+      if (!corpus && ext != ".yaml" && ext != ".yml" && ext != ".json") continue;
+      documents += check_text_round_trips(read_text(entry.path()), entry.path().string());
+      ++files;
+    }
+  }
+  CHECK(files > 100);
+  CHECK(documents > 100);
+}
+
+TEST_CASE("encode_yaml round-trips hard keys and values", "[yaml][writer][property]") {
+  std::vector<std::string> hard = {"",
+                                   " ",
+                                   "a b",
+                                   " a",
+                                   "a ",
+                                   "a: b",
+                                   "a:",
+                                   ":",
+                                   "::",
+                                   "a #b",
+                                   "#",
+                                   "#a",
+                                   "- a",
+                                   "-",
+                                   "--",
+                                   "---",
+                                   "...",
+                                   "-a",
+                                   "? a",
+                                   "?",
+                                   "?a",
+                                   "&a",
+                                   "*a",
+                                   "!a",
+                                   "!!str",
+                                   "|",
+                                   "|-",
+                                   ">",
+                                   "> a",
+                                   "'",
+                                   "\"",
+                                   "%a",
+                                   "@a",
+                                   "`a",
+                                   "{a}",
+                                   "[a]",
+                                   "a,b",
+                                   ",",
+                                   "<<",
+                                   "=",
+                                   "yes",
+                                   "no",
+                                   "Yes",
+                                   "NO",
+                                   "y",
+                                   "N",
+                                   "on",
+                                   "Off",
+                                   "true",
+                                   "False",
+                                   "null",
+                                   "Null",
+                                   "~",
+                                   "0",
+                                   "-1",
+                                   "+1",
+                                   "1.5",
+                                   "1e3",
+                                   ".5",
+                                   "0x10",
+                                   "0o7",
+                                   "0b1",
+                                   "012",
+                                   "1_000",
+                                   ".inf",
+                                   "-.Inf",
+                                   ".nan",
+                                   "2025-01-01",
+                                   "1:30",
+                                   "\t",
+                                   "a\tb",
+                                   "\n",
+                                   "a\nb",
+                                   "a\nb\n",
+                                   "\na",
+                                   "\r",
+                                   "a\r\nb",
+                                   "\x01",
+                                   "\x1f",
+                                   "\x7f",
+                                   "\\",
+                                   "a\\nb",
+                                   "\xc2\x80",
+                                   "\xc2\x85",
+                                   "\xc2\x9f",
+                                   "\xc2\xa0",
+                                   "\xe2\x80\xa8",
+                                   "\xe2\x80\xa9",
+                                   "\xef\xbb\xbf",
+                                   "\xef\xbb\xbf"
+                                   "a",
+                                   "a\xc2\x85"
+                                   "b\n",
+                                   "x\xe2\x80\xa8y\n",
+                                   "\xc3\xa9",
+                                   "\xe2\x82\xac",
+                                   "\xf0\x9f\x98\x80",
+                                   "\xe4\xb8\xad\xe6\x96\x87"};
+  // Long keys around yaml-cpp's 1024-byte simple-key limit, in plain, quoted and multi-byte
+  // forms, with the indicators above in front.
+  for (const std::size_t n : {1020U, 1021U, 1022U, 1023U, 1024U, 1025U, 1026U, 3000U}) {
+    for (const std::string unit : {"a", "\xc3\xa9", "\xe2\x82\xac", "#", " ", ": "}) {
+      std::string s;
+      while (s.size() < n) s += unit;
+      hard.push_back(s);
+      hard.push_back("x" + s);
+      hard.push_back("- " + s);
+      hard.push_back(s + "\n");
+    }
+  }
+  for (const auto& h : hard) {
+    INFO("string of " << h.size() << " bytes: " << h.substr(0, 60));
+    for (const json::value& doc :
+         {json::value(json::string(h)), json::value(json::object{{h, json::string(h)}}),
+          json::value(json::array{json::string(h), json::object{{h, 1}, {"next", h}}}),
+          json::value(json::object{
+              {"m", json::object{{h, json::array{json::object{{h, json::object{{h, h}}}}}}}}}),
+          json::value(json::object{{h, json::object{{"a", 1}}}, {"b", json::array{h}}})}) {
+      const std::string yaml = trainer::encode_yaml(doc);
+      INFO(yaml.substr(0, 300));
+      auto back = trainer::parse_documents(yaml);
+      REQUIRE(back);
+      REQUIRE(back->size() == 1);
+      CHECK(back->front() == doc);
+    }
+  }
+}
 
 TEST_CASE("encode_yaml round-trips the repository's YAML", "[yaml][writer]") {
   std::size_t documents = 0;
@@ -215,10 +418,16 @@ TEST_CASE("encode_yaml lays out every kind of node", "[yaml][writer]") {
         "hostfile: |\n  a slots=1\n  b slots=1\nnext: 1\n");
   CHECK(encode_yaml(json::array{"x\n\ny\n", json::object{{"k", "v\n"}}}) ==
         "- |\n  x\n\n  y\n- k: |\n    v\n");
-  // double-quoted scalars carry yaml-cpp's escapes
+  // double-quoted scalars escape what YAML readers would not keep
   CHECK(encode_yaml(json::object{{"q", "a\"b\\c\td\x01"}}) == "q: \"a\\\"b\\\\c\\td\\x01\"\n");
-  // a key that cannot be plain, or a bare scalar, goes through yaml-cpp's emitter
+  // a key that cannot be plain is double-quoted; one longer than a simple key is explicit
   CHECK(encode_yaml(json::object{{"yes", 1}}) == "\"yes\": 1\n");
+  CHECK(encode_yaml(json::object{{"\xc2\x85\xe2\x80\xa8\xef\xbb\xbf", "\x7f"}}) ==
+        "\"\\x85\\u2028\\ufeff\": \"\\x7f\"\n");
+  CHECK(encode_yaml(json::object{{std::string(1023, 'a') + "#", json::object{{"b", 1}}}}) ==
+        "? \"" + std::string(1023, 'a') + "#\"\n:\n  b: 1\n");
+  CHECK(encode_yaml(json::array{json::object{{std::string(1025, 'k'), 1}, {"z", 2}}}) ==
+        "- ? " + std::string(1025, 'k') + "\n  : 1\n  z: 2\n");
   CHECK(encode_yaml(json::value("bare")) == "bare\n");
   CHECK(encode_yaml(json::value(nullptr)) == "~\n");
 
