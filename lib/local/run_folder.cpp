@@ -97,7 +97,9 @@ Result<Fd> open_root(const std::string& path, unsigned mode) {
     pos = path.find('/', pos + 1);
     const std::string part = path.substr(0, pos);
     if (part.empty()) continue;
-    if (mkdir(part.c_str(), static_cast<mode_t>(mode)) != 0 && errno != EEXIST) {
+    // Parents get the usual 0755; `mode` is the folder's own.
+    const auto m = static_cast<mode_t>(pos == std::string::npos ? mode : 0755);
+    if (mkdir(part.c_str(), m) != 0 && errno != EEXIST) {
       return io_error("creating", part, "");
     }
   }

@@ -31,8 +31,8 @@ class Fd {
   int fd_ = -1;
 };
 
-/// Opens the folder `path` (following links: the caller chose it), creating it and its parents
-/// when missing (`mkdir -p` with `mode` for what it creates).
+/// Opens the folder `path` (following links: the caller chose it), creating it (with `mode`) and
+/// its parents (0755) when missing.
 [[nodiscard]] Result<Fd> open_root(const std::string& path, unsigned mode = 0755);
 
 /// The folder `rel` below the folder `dir`, created when `create` (with `mode`, per element),

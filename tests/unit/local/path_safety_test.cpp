@@ -137,6 +137,19 @@ TEST_CASE("open_below creates folders and never follows a symbolic link", "[loca
   CHECK(stat((t.path + "/run/missing").c_str(), &st) != 0);
 }
 
+TEST_CASE("open_root gives its mode to the folder itself, 0755 to new parents", "[local]") {
+  TempDir t;
+  const mode_t old = umask(0);
+  auto root = open_root(t.path + "/runs/one", 0700);
+  umask(old);
+  REQUIRE(root);
+  struct stat st {};
+  REQUIRE(stat((t.path + "/runs").c_str(), &st) == 0);
+  CHECK((st.st_mode & 07777) == 0755);
+  REQUIRE(fstat(root->get(), &st) == 0);
+  CHECK((st.st_mode & 07777) == 0700);
+}
+
 TEST_CASE("open_node_below finds files and folders, creates a missing folder", "[local]") {
   TempDir t;
   auto root = open_root(t.path);
