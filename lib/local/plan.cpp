@@ -443,8 +443,9 @@ struct Reader {
         init != nullptr && !init->empty()) {
       plan.warnings.push_back(pod_path + ".initContainers: init containers do not run locally");
     }
-    const auto container =
-        read_container((*containers)[0].get_object(), pod_path + ".containers[0]");
+    auto container = read_container((*containers)[0].get_object(), pod_path + ".containers[0]");
+    container.security = read_security_context(*pod_spec, (*containers)[0].get_object(), pod_path,
+                                               pod_path + ".containers[0]", errors);
     auto volumes = read_volumes(*pod_spec, pod_path);
     // JobSet wires a volumeClaimPolicies template into pods that mount a volume of its name.
     for (std::size_t i = 0; i < container.mounts.size(); ++i) {

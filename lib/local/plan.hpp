@@ -6,6 +6,8 @@
 // nothing here touches the system.
 #pragma once
 
+#include "local/security.hpp"
+
 #include "trainer/error.hpp"
 
 #include <boost/json/object.hpp>
@@ -54,6 +56,7 @@ struct ContainerPlan {
   boost::json::array env_from;  ///< the container's `envFrom` as rendered
   std::string path;             ///< field path of the container, for errors
   std::vector<Mount> mounts;
+  SecurityContext security;  ///< what decides the user it runs as (pod and container level)
 };
 
 struct PodPlan {

@@ -2,6 +2,7 @@
 #include "local/pod_launch.hpp"
 
 #include "local/run_folder.hpp"
+#include "local/security.hpp"
 #include "local/volumes.hpp"
 #include "trainer/collectives.hpp"
 
@@ -227,6 +228,10 @@ Result<LaunchConfig> prepare_run(const Plan& plan, const ExecutorOptions& option
   char host[256] = {};
   gethostname(host, sizeof host - 1);
   config.node_name = host;
+  // A pod asking for a user this executor cannot give is refused now (docs/local.md, "Users").
+  if (auto users = check_pod_users(plan, current_identity()); !users) {
+    return tl::unexpected(std::move(users.error()));
+  }
   // Every unresolvable env entry is reported now, not when its pod would start.
   for (const auto& pod : plan.pods) {
     auto env = pod_env(plan, pod, pod.hostname + "-0", config);
@@ -270,6 +275,11 @@ Result<Launched> launch_pod(const Plan& plan, std::size_t index, const std::stri
   json::array env_json;
   for (const auto& [k, v] : *env) env_json.emplace_back(k + "=" + v);
 
+  auto user = resolve_pod_user(pod.container.security, current_identity(), pod.hostname);
+  if (!user) return tl::unexpected(std::move(user.error()));
+  if (auto given = give_volumes(pod, config.run_dir, dir, *user); !given) {
+    return tl::unexpected(std::move(given.error()));
+  }
   const json::object spec{{"namespaces", config.namespaces},
                           {"hostname", pod.hostname},
                           {"hostsFile", config.namespaces ? config.run_dir + "/hosts" : ""},
@@ -280,7 +290,8 @@ Result<Launched> launch_pod(const Plan& plan, std::size_t index, const std::stri
                           {"socketDir", config.run_dir + "/sockets"},
                           {"socketName", pod.hostname},
                           {"holdOnly", pod.holds_namespaces_only},
-                          {"graceSeconds", pod.grace_seconds}};
+                          {"graceSeconds", pod.grace_seconds},
+                          {"user", pod_user_json(*user)}};
   const std::string spec_path = dir + "/spec.json";
   // The spec holds resolved Secret values: readable by the owner only.
   if (auto w = write_file_below(pod_dir->get(), "spec.json", json::serialize(spec), 0600, dir);

@@ -14,6 +14,11 @@ inline constexpr int kSetupFailedExit = 125;
 /// Largest remote command the rsh agent forwards (one SOCK_SEQPACKET message).
 inline constexpr std::size_t kMaxCommand = 128 * 1024;
 
+/// The exec sockets' folder below the run's `sockets/` (the socket of pod hostname H is
+/// `<run>/sockets/exec/H`), and where every pod sees it (bound there in the pod's namespace).
+inline constexpr const char* kExecSocketSubdir = "exec";
+inline constexpr const char* kPodSocketDir = "/run/trainer-pod";
+
 /// `trainer-pod init SPEC.json`; argv excludes the program and the subcommand.
 int pod_init_main(int argc, char** argv);
 /// `trainer-pod rsh --run-dir=DIR [ssh options] [user@]host command...`.

@@ -184,12 +184,24 @@ void bind_mount(const std::string& source, const std::string& target, bool file,
   }
 }
 
+// The folder of the run's exec sockets below `socket_dir` (root's, 0700): traversable (0711)
+// and its sockets connectable by anyone who reaches it, which on the host is root only and in a
+// pod whoever runs there, through the bind mount at kPodSocketDir.
+std::string exec_socket_dir(const Spec& spec) {
+  const std::string dir = spec.socket_dir + "/" + kExecSocketSubdir;
+  if (mkdir(dir.c_str(), 0711) != 0 && errno != EEXIST) die("creating " + dir);
+  if (chmod(dir.c_str(), 0711) != 0) die("making " + dir + " reachable");
+  return dir;
+}
+
 void setup_namespaces(const Spec& spec) {
   // Private mounts first, so nothing below propagates back to the host.
   if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) die("making / private");
   if (sethostname(spec.hostname.data(), spec.hostname.size()) != 0) die("setting the hostname");
   if (!spec.hosts_file.empty()) bind_mount(spec.hosts_file, "/etc/hosts", true, true);
   for (const auto& m : spec.mounts) bind_mount(m.source, m.target, m.file, m.read_only);
+  // The rsh agent of a pod that runs as another user than root reaches the other pods here.
+  if (!spec.socket_dir.empty()) bind_mount(exec_socket_dir(spec), kPodSocketDir, false, false);
   if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) {
     die("mounting /proc");
   }
@@ -250,7 +262,8 @@ void reset_signals() {
 
 int listen_socket(const Spec& spec) {
   // Relative names keep sun_path short whatever the run folder's length.
-  if (chdir(spec.socket_dir.c_str()) != 0) die("entering " + spec.socket_dir);
+  const std::string dir = exec_socket_dir(spec);
+  if (chdir(dir.c_str()) != 0) die("entering " + dir);
   unlink(spec.socket_name.c_str());
   const int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (fd < 0) die("socket");
@@ -261,11 +274,11 @@ int listen_socket(const Spec& spec) {
     die("socket name " + spec.socket_name);
   }
   std::memcpy(addr.sun_path, spec.socket_name.c_str(), spec.socket_name.size() + 1);
-  const mode_t old = umask(0077);
+  // Connectable by every user of the run's pods (0666): the folders above decide who gets here.
+  const mode_t old = umask(0111);
   const int rc = bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
   umask(old);
-  if (rc != 0 || listen(fd, 64) != 0)
-    die("listening on " + spec.socket_dir + "/" + spec.socket_name);
+  if (rc != 0 || listen(fd, 64) != 0) die("listening on " + dir + "/" + spec.socket_name);
   if (chdir("/") != 0) die("chdir /");
   return fd;
 }

@@ -36,6 +36,20 @@ bool is_address(std::string_view host) {
   return !host.empty() && host.find_first_not_of("0123456789.") == std::string_view::npos;
 }
 
+// The pod hostname of an address, from the hosts file the pods see as /etc/hosts (`address
+// fqdn.svc... fqdn hostname`): what a pod running as another user than root can read.
+std::string hostname_in_hosts(const std::string& path, std::string_view address) {
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream fields(line);
+    std::string first, last;
+    if (!(fields >> first) || first != address) continue;
+    for (std::string f; fields >> f;) last = f;
+    if (!last.empty()) return last;
+  }
+  return {};
+}
+
 // The pod hostname of an address, from the run's state.json.
 std::string hostname_of_address(const std::string& run_dir, std::string_view address) {
   std::ifstream in(run_dir + "/state.json");
@@ -101,17 +115,26 @@ int rsh_main(int argc, char** argv) {
     std::fputs("trainer-pod rsh: command too long\n", stderr);
     return kSshError;
   }
-  std::string hostname =
-      is_address(host) ? hostname_of_address(run_dir, host) : host.substr(0, host.find('.'));
+  // Inside a pod the exec sockets and the hosts file are at fixed places any pod user can
+  // reach; on the host (root) they are in the run folder.
+  const bool in_pod = access(kPodSocketDir, X_OK) == 0 &&
+                      access((run_dir + "/sockets/" + kExecSocketSubdir).c_str(), X_OK) != 0;
+  std::string hostname = host.substr(0, host.find('.'));
+  if (is_address(host)) {
+    hostname = hostname_of_address(run_dir, host);
+    if (hostname.empty()) hostname = hostname_in_hosts(run_dir + "/hosts", host);
+    if (hostname.empty() && in_pod) hostname = hostname_in_hosts("/etc/hosts", host);
+  }
   if (hostname.empty() || hostname.find('/') != std::string::npos) {
     std::fprintf(stderr, "trainer-pod rsh: %s is not a pod of the run in %s\n", host.c_str(),
                  run_dir.c_str());
     return kSshError;
   }
   // Relative to the sockets folder: sun_path is short, run folders need not be.
-  if (chdir((run_dir + "/sockets").c_str()) != 0) {
-    std::fprintf(stderr, "trainer-pod rsh: %s/sockets: %s\n", run_dir.c_str(),
-                 std::strerror(errno));
+  const std::string socket_dir =
+      in_pod ? std::string(kPodSocketDir) : run_dir + "/sockets/" + kExecSocketSubdir;
+  if (chdir(socket_dir.c_str()) != 0) {
+    std::fprintf(stderr, "trainer-pod rsh: %s: %s\n", socket_dir.c_str(), std::strerror(errno));
     return kSshError;
   }
   const int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);

@@ -13,6 +13,9 @@
 #             executable, a missing hostPath, a mount point that cannot be made, a missing
 #             workingDir), each LOCAL_ITERATIONS times (default 50) with a hang guard, with and
 #             without namespaces: the run ends Failed at once, naming the pod and the cause
+#   users     securityContext: runAsUser/runAsGroup/supplementalGroups/fsGroup (pod and
+#             container level, container wins) applied as root; runAsNonRoot and a non-root
+#             executor asked for another uid refused with the field path, nothing run
 #   executorlost  trainerctl run is SIGKILLed with 2 pods running (namespaces and host):
 #             `trainerctl status` reports Failed/ExecutorLost at once, and no process of the run
 #             is left (the pods die with their executor)
@@ -109,6 +112,7 @@ YAML
 run() {  # run EXPECTED_RC [trainerctl args...]
   local want=$1; shift
   local rc=0
+  rm -rf "$tmp/run"
   timeout 150 "$trainerctl" run -f "$tmp/tj.yaml" -f "$tmp/rt.yaml" --run-dir "$tmp/run" "$@" \
     >"$tmp/out" 2>"$tmp/err" || rc=$?
   cat "$tmp/out" "$tmp/err"
@@ -214,6 +218,77 @@ setup_fails() {
   done
   grep -q '"reason":"StartError"' "$tmp/run/state.json" || fail "$name: pod reason in state.json"
   echo "$name: ${LOCAL_ITERATIONS:-50} runs failed as expected in $((SECONDS - start))s"
+}
+
+# refused EXPECTED_LINE [as UID]: trainerctl run refuses the inputs before anything runs.
+refused() {
+  local rc=0 as=()
+  [[ -n ${2:-} ]] && as=(setpriv --reuid="$2" --regid="$2" --clear-groups)
+  rm -rf "$tmp/run"
+  timeout 30 "${as[@]}" "$trainerctl" run -f "$tmp/tj.yaml" -f "$tmp/rt.yaml" --run-dir "$tmp/run" \
+    >"$tmp/out" 2>"$tmp/err" || rc=$?
+  cat "$tmp/out" "$tmp/err"
+  [[ $rc -eq 1 ]] || fail "trainerctl run exited $rc, expected 1 (refused)"
+  err_has "$1"
+  [[ ! -s $tmp/out && ! -e $tmp/run/state.json ]] || fail "a refused pod ran"
+}
+
+case_users() {
+  needs_root
+  local pod=JobSet.spec.replicatedJobs[0].template.spec.template.spec
+  local show='echo uid=$(id -u) gid=$(id -g) groups=$(id -G) scratch=$(stat -c %U:%g /scratch); touch /scratch/x && echo wrote'
+  local nogroup; nogroup=$(getent passwd 65534 | cut -d: -f4)
+  # Mount points are host paths: the pod's user must be able to reach them.
+  chmod 0755 "$tmp"
+  # Pod level: the user's group from the host's user database (the image's), and extra groups.
+  node_runtime "$tmp/rt.yaml" "$(c "command: [/bin/sh, -c, '$show']" \
+    "volumeMounts: [{name: scratch, mountPath: /scratch}]")" \
+    "$(p "securityContext: {runAsUser: 65534, supplementalGroups: [777]}" \
+      "volumes: [{name: scratch, emptyDir: {}}]")"
+  sed -i "s#/scratch#$tmp/scratch#g" "$tmp/rt.yaml"
+  run 0
+  has "[node-0-0] uid=65534 gid=$nogroup groups=$nogroup 777 scratch=nobody:$nogroup"
+  has "[node-0-0] wrote"
+  # The container's fields win; fsGroup owns the pod's volumes, as the kubelet sets it.
+  node_runtime "$tmp/rt.yaml" "$(c "command: [/bin/sh, -c, '$show']" \
+    "securityContext: {runAsUser: 65534, runAsGroup: 4242}" \
+    "volumeMounts: [{name: scratch, mountPath: /scratch}]")" \
+    "$(p "securityContext: {runAsUser: 1000, runAsGroup: 1000, fsGroup: 4343}" \
+      "volumes: [{name: scratch, emptyDir: {}}]")"
+  sed -i "s#/scratch#$tmp/scratch#g" "$tmp/rt.yaml"
+  run 0
+  has "[node-0-0] uid=65534 gid=4242 groups=4242 4343 scratch=nobody:4343"
+  has "[node-0-0] wrote"
+  # Without namespaces too (nothing is mounted; the process still runs as the user).
+  node_runtime "$tmp/rt.yaml" "$(c "command: [/bin/sh, -c, 'echo uid=\$(id -u)']")" \
+    "$(p "securityContext: {runAsUser: 65534}")"
+  run 0 --isolation host
+  has "[node-0-0] uid=65534"
+
+  # The kubelet's runAsNonRoot checks; the executor (root) is the image's user.
+  node_runtime "$tmp/rt.yaml" "$(c "command: [/bin/true]")" "$(p "securityContext: {runAsNonRoot: true}")"
+  refused "$pod.securityContext.runAsNonRoot: Invalid value: true: container has runAsNonRoot and image will run as root (pod: \"probe-node-0-0\", container: node)"
+  node_runtime "$tmp/rt.yaml" "$(c "command: [/bin/true]" "securityContext: {runAsUser: 0}")" \
+    "$(p "securityContext: {runAsNonRoot: true}")"
+  refused "$pod.containers[0].securityContext.runAsUser: Invalid value: 0: container's runAsUser breaks non-root policy (pod: \"probe-node-0-0\", container: node)"
+  node_runtime "$tmp/rt.yaml" "$(c "command: [/bin/true]" "securityContext: {runAsGroup: -1}")" ""
+  refused "$pod.containers[0].securityContext.runAsGroup: Invalid value: -1: must be between 0 and 2147483647, inclusive"
+
+  # A non-root executor cannot switch users: refused, never run as itself instead.
+  node_runtime "$tmp/rt.yaml" "$(c "command: [/bin/sh, -c, 'echo uid=\$(id -u)']")" \
+    "$(p "securityContext: {runAsUser: 65534}")"
+  refused "$pod.securityContext.runAsUser: Invalid value: 65534: cannot be applied locally: the executor runs as uid 1000 (gid 1000) and only root can give a pod another user or group" 1000
+  # ... but asking for what it is runs.
+  node_runtime "$tmp/rt.yaml" "$(c "command: [/bin/sh, -c, 'echo uid=\$(id -u)']")" \
+    "$(p "securityContext: {runAsUser: 1000, runAsGroup: 1000, runAsNonRoot: true}")"
+  mkdir -m 0777 "$tmp/nonroot"
+  local rc=0
+  timeout 30 setpriv --reuid=1000 --regid=1000 --clear-groups "$trainerctl" run -f "$tmp/tj.yaml" \
+    -f "$tmp/rt.yaml" --run-dir "$tmp/nonroot/run" >"$tmp/out" 2>"$tmp/err" || rc=$?
+  cat "$tmp/out" "$tmp/err"
+  [[ $rc -eq 0 ]] || fail "the non-root executor's own uid was refused"
+  has "[node-0-0] uid=1000"
+  echo "users: ok"
 }
 
 case_setupfail() {
@@ -430,8 +505,10 @@ case_mpi() {
   needs_root
   local ddp=${3:?path of ddp_logreg}
   local src; src=$(cd "$here/../../.." && pwd)
-  # The example writes no weights; this copy also asks rank 0 for them.
-  sed 's#      - "40"#      - "40"\n      - --out\n      - '"$tmp"'/weights.txt#' \
+  # The example writes no weights; this copy also asks rank 0 for them. The runtime's pods run
+  # as uid 1000 (securityContext.runAsUser), which must reach the output folder.
+  chmod 0755 "$tmp"; mkdir -m 0777 "$tmp/out-dir"
+  sed 's#      - "40"#      - "40"\n      - --out\n      - '"$tmp"'/out-dir/weights.txt#' \
     "$src/examples/ddp/trainjob.yaml" >"$tmp/tj.yaml"
   if [[ -n ${ASAN_OPTIONS:-} ]]; then
     # The ASan run: the instrumented ranks run inside pod PID namespaces, where LeakSanitizer's
@@ -449,8 +526,9 @@ case_mpi() {
   err_has "condition Complete=True reason=AllJobsCompleted"
   # mpirun started ranks on the node pod through the rsh agent, not only on the launcher.
   grep -q "ddp-logreg-node-0-0" "$tmp/run/hosts" || fail "the node pod is not in the run's hosts"
-  [[ -s $tmp/weights.txt ]] || fail "rank 0 wrote no weights"
-  "$ddp" --epochs 40 --compare "$tmp/weights.txt" --tolerance 1e-5 >/dev/null ||
+  [[ -s $tmp/out-dir/weights.txt ]] || fail "rank 0 wrote no weights"
+  [[ $(stat -c %u "$tmp/out-dir/weights.txt") -eq 1000 ]] || fail "the ranks did not run as uid 1000"
+  "$ddp" --epochs 40 --compare "$tmp/out-dir/weights.txt" --tolerance 1e-5 >/dev/null ||
     fail "4-rank weights differ from the single-process run"
   echo "mpi: ok"
 }
