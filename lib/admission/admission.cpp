@@ -8,6 +8,7 @@
 #include "trainer/defaults.hpp"
 #include "trainer/render.hpp"
 #include "trainer/validation.hpp"
+#include "validation/rules.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
@@ -89,8 +90,10 @@ Result<ValidationResult> admit_train_job(const TrainJob& job, const AdmissionSco
     if (!webhook) return tl::unexpected(std::move(webhook).error());
     MissingRuntimeText text = describe_missing_runtime(job, scope);
     if (missing == MissingRuntime::kFail) {
-      Error error(ErrorCode::kNotFound,
-                  text.sentence + detail::builtin_runtime_hint(job.spec.runtime_ref));
+      // Upstream's NotFound text first, as kubectl would show it.
+      Error error(ErrorCode::kNotFound, detail::runtime_not_found_text(job.spec.runtime_ref) +
+                                            ": " + text.sentence +
+                                            detail::builtin_runtime_hint(job.spec.runtime_ref));
       error.fields = std::move(webhook->errors);
       return tl::unexpected(std::move(error));
     }

@@ -9,6 +9,7 @@
 #include "framework/json_path.hpp"
 #include "framework/snapshot.hpp"
 #include "trainer/codec.hpp"
+#include "validation/rules.hpp"
 
 #include <optional>
 #include <utility>
@@ -43,16 +44,11 @@ std::string skip_reason(const TrainJob& job) {
 
 Error runtime_not_found(const TrainJob& job) {
   const auto& ref = job.spec.runtime_ref;
-  if (ref.kind.value_or(kClusterTrainingRuntimeKind) == kTrainingRuntimeKind) {
-    return Error(ErrorCode::kNotFound,
-                 "TrainingRuntime specified in TrainJob is not found: "
-                 "trainingruntimes.trainer.kubeflow.org \"" +
-                     ref.name + "\" not found");
-  }
-  return Error(ErrorCode::kNotFound,
-               "not found ClusterTrainingRuntime specified in TrainJob: "
-               "clustertrainingruntimes.trainer.kubeflow.org \"" +
-                   ref.name + "\" not found");
+  const bool namespaced = ref.kind.value_or(kClusterTrainingRuntimeKind) == kTrainingRuntimeKind;
+  // The controller's wrapping of the client's NotFound error.
+  const char* wrap = namespaced ? "TrainingRuntime specified in TrainJob is not found: "
+                                : "not found ClusterTrainingRuntime specified in TrainJob: ";
+  return Error(ErrorCode::kNotFound, wrap + detail::runtime_not_found_text(ref));
 }
 
 // The given runtime when it is the one `job` references.

@@ -61,4 +61,9 @@ inline constexpr const char* kRuntimeDeprecationPolicyUrl =
 /// omitted when unset.
 [[nodiscard]] boost::json::value runtime_ref_json(const RuntimeRef& ref);
 
+/// The Kubernetes client's NotFound text for the runtime `ref` names (CRD defaults applied):
+/// `clustertrainingruntimes.trainer.kubeflow.org "<name>" not found` (or `trainingruntimes`),
+/// the text upstream's webhook and controller wrap into their not-found errors.
+[[nodiscard]] std::string runtime_not_found_text(const RuntimeRef& ref);
+
 }  // namespace trainer::detail

@@ -14,17 +14,20 @@ std::string group_kind(const RuntimeRef& ref) {
   return group.empty() ? kind : kind + "." + group;
 }
 
-FieldError runtime_missing(const char* path, const TrainJob& job, const char* resource,
-                           const char* noun) {
+FieldError runtime_missing(const char* path, const TrainJob& job, const char* noun) {
   // The client's NotFound text, as upstream wraps the GET error with %v.
-  const std::string get_error = std::string(resource) + ".trainer.kubeflow.org \"" +
-                                job.spec.runtime_ref.name + "\" not found";
-  return field_invalid(
-      path, detail::runtime_ref_json(job.spec.runtime_ref),
-      get_error + ": specified " + noun + " must be created before the TrainJob is created");
+  return field_invalid(path, detail::runtime_ref_json(job.spec.runtime_ref),
+                       detail::runtime_not_found_text(job.spec.runtime_ref) + ": specified " +
+                           noun + " must be created before the TrainJob is created");
 }
 
 }  // namespace
+
+std::string detail::runtime_not_found_text(const RuntimeRef& ref) {
+  const bool namespaced = ref.kind.value_or(kClusterTrainingRuntimeKind) == kTrainingRuntimeKind;
+  return std::string(namespaced ? "trainingruntimes" : "clustertrainingruntimes") + "." + kGroup +
+         " \"" + ref.name + "\" not found";
+}
 
 Result<ValidationResult> validate_train_job_runtime(const TrainJob& job,
                                                     const RuntimeLookup& runtime) {
@@ -43,8 +46,7 @@ Result<ValidationResult> validate_train_job_runtime(const TrainJob& job,
         rt != nullptr && rt->metadata.name == job.spec.runtime_ref.name &&
         namespace_of(rt->metadata.namespace_) == namespace_of(job.metadata.namespace_);
     if (!found) {
-      result.errors.push_back(
-          runtime_missing("spec.runtimeRef", job, "trainingruntimes", "trainingRuntime"));
+      result.errors.push_back(runtime_missing("spec.runtimeRef", job, "trainingRuntime"));
     }
     return result;
   }
@@ -52,8 +54,7 @@ Result<ValidationResult> validate_train_job_runtime(const TrainJob& job,
     const ClusterTrainingRuntime* rt = runtime.cluster_training_runtime;
     if (rt == nullptr || rt->metadata.name != job.spec.runtime_ref.name) {
       // `spec.RuntimeRef` with a capital R is upstream's path for this error.
-      result.errors.push_back(runtime_missing("spec.RuntimeRef", job, "clustertrainingruntimes",
-                                              "clusterTrainingRuntime"));
+      result.errors.push_back(runtime_missing("spec.RuntimeRef", job, "clusterTrainingRuntime"));
       return result;
     }
     if (detail::support_deprecated(rt->metadata.labels)) {

@@ -98,6 +98,7 @@ run 1 render-no-runtime -- render -f "$ex/trainjob.yaml" && {
   empty render-no-runtime-out "$out"
   # Upstream's webhook error first, then what was looked for and the flag that finds it.
   has render-no-runtime "$err" 'spec.RuntimeRef: Invalid value: {"name":"torch-distributed","apiGroup":"trainer.kubeflow.org","kind":"ClusterTrainingRuntime"}: clustertrainingruntimes.trainer.kubeflow.org "torch-distributed" not found'
+  has render-no-runtime "$err" 'error: clustertrainingruntimes.trainer.kubeflow.org "torch-distributed" not found: TrainJob default/mnist-ddp references'
   has render-no-runtime "$err" '"torch-distributed" is a built-in ClusterTrainingRuntime of libtrainer: add --builtin-runtimes'
 }
 run 0 validate-no-runtime -- validate -f "$ex/trainjob.yaml" && has validate-no-runtime "$err" '"torch-distributed" is a built-in ClusterTrainingRuntime of libtrainer: add --builtin-runtimes'

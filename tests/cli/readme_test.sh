@@ -5,7 +5,9 @@
 #    as written, from a stand-in of the repository root whose build/dev is this build tree (what
 #    ./scripts/quickstart leaves behind), and exits 0 within a bound. Blocks that also build or
 #    install (docs/bindings.md) are left to the package tests;
-# 2. the synopses of README.md's "## trainerctl" block are those of `trainerctl COMMAND --help`
+# 2. a plain ``` block whose first line is `$ trainerctl ...` (a transcript) shows exactly what
+#    that command prints with this build;
+# 3. the synopses of README.md's "## trainerctl" block are those of `trainerctl COMMAND --help`
 #    (which the parser generates from its flag table), command for command.
 # Usage: readme_test.sh <trainerctl> <source-dir> <build-dir>
 set -uo pipefail
@@ -72,13 +74,38 @@ for doc in "$src"/README.md "$src"/docs/*.md "$src"/examples/*/README.md; do
     fi
   done
 done
+# Transcripts: a plain ``` block whose first line is `$ trainerctl ...` shows that command's
+# output (stderr and stdout, whatever its exit status); it must be the output of this build.
+transcripts=0
+for doc in "$src"/README.md "$src"/docs/*.md "$src"/examples/*/README.md; do
+  [[ -f $doc ]] || continue
+  rm -rf "$tmp/tx" && mkdir -p "$tmp/tx"
+  awk -v dir="$tmp/tx" '
+    /^```/ && inside { inside = 0; next }
+    /^```/ { inside = 1; plain = ($0 ~ /^```[[:space:]]*$/); first = 1; n++; line = NR; f = ""; next }
+    inside && first && plain { first = 0; if ($0 ~ /^\$ trainerctl /) { f = sprintf("%s/%03d-line%d", dir, n, line); print substr($0, 3) > (f ".cmd") } else f = ""; next }
+    inside && f != "" { print > (f ".want") }
+  ' "$doc"
+  for cmd in "$tmp"/tx/*.cmd; do
+    [[ -f $cmd ]] || continue
+    name="${doc#"$src"/}:$(basename "$cmd" .cmd | sed 's/^[0-9]*-//')"
+    transcripts=$((transcripts + 1))
+    (cd "$root" && export PATH=$root/build/dev/tools/trainerctl:$PATH &&
+      timeout -k 5 60 bash -c "$(cat "$cmd")") >"$tmp/got" 2>&1 </dev/null
+    if ! diff -u "${cmd%.cmd}.want" "$tmp/got" >"$tmp/diff"; then
+      fail "$name: the transcript of \`$(cat "$cmd")\` differs from its output"
+      sed 's/^/  /' "$tmp/diff"
+    fi
+  done
+done
+
 # The README's main job is among them (when it could run).
 if ! grep -q "trainerctl run -f examples/ddp/trainjob.yaml" "$src/README.md"; then
   fail "README.md: the main-job command is gone"
 fi
 ((snippets > 0)) || fail "no trainerctl snippet found"
 
-# --- 2. README synopses against --help. ---
+# --- 3. README synopses against --help. ---
 readme_synopses() {
   awk '
     /^## trainerctl/ { section = 1; next }
@@ -103,4 +130,4 @@ done
 [[ $(wc -l <"$tmp/readme") -eq ${#commands[@]} ]] || fail "README lists $(wc -l <"$tmp/readme") commands, trainerctl ${#commands[@]}"
 
 if ((failures)); then echo "readme_test: $failures failure(s)"; exit 1; fi
-echo "readme_test: all passed ($snippets snippets)"
+echo "readme_test: all passed ($snippets snippets, $transcripts transcripts)"

@@ -81,8 +81,13 @@ TEST_CASE("a TrainJob renders against a built-in runtime only when asked to") {
     auto out = trainer::render_documents(input, context());
     REQUIRE_FALSE(out);
     CHECK(out.error().code == trainer::ErrorCode::kNotFound);
+    // Upstream's NotFound text first, then what was looked for, then the hint.
     CHECK_THAT(out.error().message,
-               Catch::Contains("; \"torch-distributed\" is a built-in ClusterTrainingRuntime of "
+               Catch::StartsWith("clustertrainingruntimes.trainer.kubeflow.org "
+                                 "\"torch-distributed\" not found: TrainJob default/j "
+                                 "references ClusterTrainingRuntime \"torch-distributed\""));
+    CHECK_THAT(out.error().message,
+               Catch::EndsWith("; \"torch-distributed\" is a built-in ClusterTrainingRuntime of "
                                "libtrainer: add --builtin-runtimes (trainerctl) or set the "
                                "builtin_runtimes option to use it"));
     // The field error stays upstream's webhook error, its not-found text first.
