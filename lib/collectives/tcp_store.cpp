@@ -463,7 +463,8 @@ class Server {
   Result<void> wait_and_serve() {
     std::vector<pollfd> fds;
     std::vector<st::ConnId> ids;
-    if (!ended_) {
+    if (accept_paused_at_ && conns_.size() < *accept_paused_at_) accept_paused_at_.reset();
+    if (!ended_ && !accept_paused_at_) {
       fds.push_back({listener_.get(), POLLIN, 0});
       ids.push_back(0);
     }
@@ -495,8 +496,11 @@ class Server {
       socklen_t len = sizeof addr;
       Fd fd(::accept4(listener_.get(), reinterpret_cast<sockaddr*>(&addr), &len,
                       SOCK_CLOEXEC | SOCK_NONBLOCK));
-      if (fd.get() < 0) return;  // EAGAIN, or out of descriptors until a connection goes
-      evict_if_full();
+      if (fd.get() < 0) {
+        if (errno == EMFILE || errno == ENFILE) out_of_descriptors();
+        return;  // EAGAIN, ECONNABORTED, ...
+      }
+      evict_if_full(kMaxUnauthenticated);
       auto nonce = fresh_nonce();
       if (!nonce) {
         log_(nonce.error().message);
@@ -517,7 +521,9 @@ class Server {
 
   // Keeps the connections waiting to authenticate below kMaxUnauthenticated: a flood of
   // silent connections pushes out its own oldest members, never an authenticated rank.
-  void evict_if_full() {
+  // Drops the oldest connection waiting to authenticate when `limit` or more wait. True when
+  // one was dropped.
+  bool evict_if_full(std::size_t limit) {
     std::size_t waiting = 0;
     st::ConnId oldest = 0;
     for (const auto& [id, c] : conns_) {
@@ -525,10 +531,24 @@ class Server {
       ++waiting;
       if (oldest == 0) oldest = id;  // ids grow: the first one is the oldest
     }
-    if (waiting >= kMaxUnauthenticated) {
-      apply(round_.drop(oldest, "evicted: " + std::to_string(kMaxUnauthenticated) +
-                                    " connections were waiting to authenticate"));
+    if (waiting == 0 || waiting < limit) return false;
+    apply(round_.drop(oldest, limit == kMaxUnauthenticated
+                                  ? "evicted: " + std::to_string(kMaxUnauthenticated) +
+                                        " connections were waiting to authenticate"
+                                  : std::string("evicted: rank 0 ran out of file descriptors")));
+    return true;
+  }
+
+  // accept() found no free descriptor: a connection still waiting to authenticate makes room;
+  // without one, the listener is left alone until a connection goes (no busy loop).
+  void out_of_descriptors() {
+    if (evict_if_full(1)) return;
+    if (!accept_paused_at_) {
+      log_("rendezvous at " + endpoint(o_) +
+           ": rank 0 ran out of file descriptors (raise RLIMIT_NOFILE above the world size); "
+           "new connections wait until one closes");
     }
+    accept_paused_at_ = conns_.size();
   }
 
   void serve(st::ConnId id, short revents) {
@@ -611,6 +631,7 @@ class Server {
   bool ended_ = false;
   Clock::time_point flush_deadline_;
   std::optional<Clock::time_point> linger_deadline_;
+  std::optional<std::size_t> accept_paused_at_;  // connections when accept() ran out of fds
   std::string undelivered_;
 };
 

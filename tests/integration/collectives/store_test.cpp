@@ -7,8 +7,10 @@
 #include "trainer/collectives.hpp"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -477,6 +479,49 @@ void test_slow_peers_do_not_delay() {
   expect(ok, "silent, slow and flooding connections delay nobody");
 }
 
+// Rank 0 with few file descriptors under a flood of silent connections: when accept() finds
+// none free, a connection waiting to authenticate makes room (logged), so the ranks still get
+// in (before, rank 0 spun on its listener until the silent ones timed out).
+void test_out_of_descriptors() {
+  const std::uint16_t port = free_port();
+  const bool ok = run_children(4, [&](int i) {
+    if (i == 3) {
+      std::vector<int> fds;
+      for (int k = 0; k < 40; ++k) {
+        const int fd = raw_connect(port);
+        if (fd >= 0) fds.push_back(fd);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(3000));
+      for (const int fd : fds) ::close(fd);
+      return 0;
+    }
+    if (i == 0) {
+      int open_fds = 0;
+      for (int fd = 0; fd < 1024; ++fd) open_fds += ::fcntl(fd, F_GETFD) != -1 ? 1 : 0;
+      const rlimit lim{static_cast<rlim_t>(open_fds + 8), static_cast<rlim_t>(open_fds + 8)};
+      if (::setrlimit(RLIMIT_NOFILE, &lim) != 0) return 10;
+      std::vector<std::string> log;
+      auto o = opts(port, 0, 3, 20000);
+      o.log = [&](const std::string& line) { log.push_back(line); };
+      auto r = tc::tcp_rendezvous(o, "b0");
+      const bool logged = std::any_of(log.begin(), log.end(), [](const std::string& l) {
+        return l.find("ran out of file descriptors") != std::string::npos;
+      });
+      std::printf("  rank 0 with %d descriptors: %s, %zu log lines\n", open_fds + 8,
+                  r ? "ok" : r.error().message.c_str(), log.size());
+      return r && logged ? 0 : 1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    const auto t0 = Clock::now();
+    auto r = tc::tcp_rendezvous(opts(port, i, 3, 20000), "b" + std::to_string(i));
+    const auto ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count();
+    if (!r) std::printf("  rank %d: %s\n", i, r.error().message.c_str());
+    return r && ms < 4000 ? 0 : 1;  // hang guard, below the 5 s handshake limit
+  });
+  expect(ok, "rank 0 out of file descriptors: waiting connections make room for the ranks");
+}
+
 // Rank 0's limit is checked on the length in the header: a blob above it ends the round with
 // kLimit on every rank, without rank 0 reading it.
 void test_oversize_blob() {
@@ -723,6 +768,7 @@ int main() {
   test_wrong_secret();
   test_fake_rank0();
   test_slow_peers_do_not_delay();
+  test_out_of_descriptors();
   test_oversize_blob();
   test_bad_options();
   test_fallback_key();
