@@ -52,7 +52,14 @@ run 0 valid-json -- validate -f "$ex/runtime.yaml" -f "$ex/trainjob.yaml" -o jso
 # The JSON List printed above is itself valid input.
 "$ctl" validate -f "$ex/runtime.yaml" -f "$ex/trainjob.yaml" -o json >"$tmp/list.json"
 run 0 list-roundtrip -- validate -f "$tmp/list.json"
-run 0 stdin -- validate -f - <"$ex/trainjob.yaml"
+run 0 stdin -- validate -f - <"$ex/trainjob.yaml" &&
+  has stdin-unchecked "$err" 'Warning: TrainJob default/mnist-ddp references ClusterTrainingRuntime "torch-distributed", which is not among the inputs: the TrainJob was not checked against it'
+# A TrainingRuntime of that name only in another namespace: refused, as the API server would.
+elsewhere=$src/tests/golden/cases/64-invalid-runtime-in-other-namespace
+run 1 runtime-elsewhere -- validate -f "$elsewhere/runtime.yaml" -f "$elsewhere/trainjob.yaml" && {
+  has runtime-elsewhere "$err" 'spec.runtimeRef: Invalid value: {"name":"plain","apiGroup":"trainer.kubeflow.org","kind":"TrainingRuntime"}: trainingruntimes.trainer.kubeflow.org "plain" not found'
+  has runtime-elsewhere-hint "$err" 'Warning: TrainJob team-a/lost references TrainingRuntime "plain" in namespace "team-a", which is not among the inputs (a TrainingRuntime of that name is in namespace "team-b"'
+}
 
 run 2 no-files -- validate && has no-files "$err" "at least one -f FILE"
 run 2 bad-flag -- validate -f "$ex/trainjob.yaml" --bogus && has bad-flag "$err" 'unknown flag: --bogus'
