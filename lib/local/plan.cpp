@@ -322,7 +322,13 @@ struct Reader {
       name_rule("JobSet.metadata.name", plan.jobset,
                 trainer::detail::is_dns1123_subdomain(plan.jobset));
     }
-    if (plan.namespace_.empty()) plan.namespace_ = "default";
+    if (plan.namespace_.empty()) {
+      plan.namespace_ = "default";
+    } else {
+      // ValidateNamespaceName; the namespace is part of every pod's /etc/hosts line.
+      name_rule("JobSet.metadata.namespace", plan.namespace_,
+                trainer::detail::is_dns1123_label(plan.namespace_));
+    }
     const auto* spec = object_at(js, "spec");
     if (spec == nullptr) {
       required("JobSet.spec", "");
@@ -332,7 +338,12 @@ struct Reader {
     plan.subdomain = plan.jobset;
     if (const auto* net = object_at(*spec, "network")) {
       const auto sub = string_at(*net, "subdomain");
-      if (!sub.empty()) plan.subdomain = sub;
+      if (!sub.empty()) {
+        // It becomes every pod's spec.subdomain, which the API server holds to a DNS-1123 label,
+        // and part of the hosts file.
+        name_rule("JobSet.spec.network.subdomain", sub, trainer::detail::is_dns1123_label(sub));
+        plan.subdomain = sub;
+      }
     }
     if (const auto* fp = object_at(*spec, "failurePolicy")) {
       plan.has_failure_policy = true;

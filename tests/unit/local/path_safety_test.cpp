@@ -377,6 +377,15 @@ TEST_CASE("make_plan refuses every host-path field that breaks the API server's 
           "with '..'");
     CHECK_THAT(errs[2], Catch::StartsWith("Secret(ssh).data[a/b]: Invalid value: \"a/b\""));
   }
+  SECTION("namespace and subdomain, which the hosts file carries") {
+    auto objs = objects(none, none);
+    objs[2].as_object()["metadata"].as_object()["namespace"] = "a\n127.0.0.1 example.com";
+    objs[2].as_object()["spec"].as_object()["network"] = {{"subdomain", "x y"}};
+    auto errs = plan_errors(objs);
+    REQUIRE(errs.size() == 2);
+    CHECK_THAT(errs[0], Catch::StartsWith("JobSet.metadata.namespace: Invalid value: "));
+    CHECK_THAT(errs[1], Catch::StartsWith("JobSet.spec.network.subdomain: Invalid value: \"x y\""));
+  }
   SECTION("JobSet and replicated job names") {
     auto errs = plan_errors(objects(none, none, "../job", "a/b"));
     REQUIRE(errs.size() == 2);
