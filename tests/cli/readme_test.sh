@@ -20,6 +20,8 @@ fail() { echo "FAIL $*"; failures=$((failures + 1)); }
 # A stand-in for the repository root: every top-level entry of the source tree, and build/dev.
 root=$tmp/root
 mkdir -p "$root/build"
+# As a checkout others may traverse (README): the main job's pods run as uid 1000.
+chmod 0755 "$tmp"
 for entry in "$src"/* "$src"/.[!.]*; do
   [[ -e $entry && $(basename "$entry") != build* ]] && ln -s "$entry" "$root/$(basename "$entry")"
 done
