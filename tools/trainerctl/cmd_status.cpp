@@ -37,16 +37,24 @@ int run_status(const Parsed& args) {
                   text(co.if_contains("message")).c_str());
     }
   }
-  std::printf("%-40s %-10s %-12s %-5s %s\n", "POD", "PHASE", "ADDRESS", "EXIT", "ATTEMPTS");
+  std::printf("%-40s %-10s %-12s %-5s %-8s %s\n", "POD", "PHASE", "ADDRESS", "EXIT", "ATTEMPTS",
+              "REASON");
   if (const auto* pods = o.if_contains("pods"); pods != nullptr && pods->is_array()) {
     for (const auto& p : pods->get_array()) {
       const auto& po = p.as_object();
       const auto* exit = po.if_contains("exitCode");
       const auto* attempts = po.if_contains("attempts");
-      std::printf("%-40s %-10s %-12s %-5s %s\n", text(po.if_contains("name")).c_str(),
+      // The kubelet's termination reason, and for a pod that did not start, why.
+      std::string reason = text(po.if_contains("reason"));
+      if (const auto* m = po.if_contains("message");
+          m != nullptr && m->is_string() && reason != "Error") {
+        reason += ": " + std::string(m->get_string());
+      }
+      std::printf("%-40s %-10s %-12s %-5s %-8s %s\n", text(po.if_contains("name")).c_str(),
                   text(po.if_contains("phase")).c_str(), text(po.if_contains("address")).c_str(),
                   exit != nullptr ? boost::json::serialize(*exit).c_str() : "-",
-                  attempts != nullptr ? boost::json::serialize(*attempts).c_str() : "0");
+                  attempts != nullptr ? boost::json::serialize(*attempts).c_str() : "0",
+                  reason.c_str());
     }
   }
   return kExitOk;

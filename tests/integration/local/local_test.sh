@@ -217,6 +217,7 @@ setup_fails() {
       { cat "$tmp/out" "$tmp/err"; fail "$name: iteration $i: no Failed condition naming the pod and the cause"; }
   done
   grep -q '"reason":"StartError"' "$tmp/run/state.json" || fail "$name: pod reason in state.json"
+  "$trainerctl" status "$tmp/run" | grep -qF " StartError: $cause" || fail "$name: pod reason in status"
   echo "$name: ${LOCAL_ITERATIONS:-50} runs failed as expected in $((SECONDS - start))s"
 }
 
