@@ -14,6 +14,7 @@
 #include <boost/json/parse_options.hpp>
 #include <boost/json/value_stack.hpp>
 
+#include <cmath>
 #include <limits>
 #include <memory>
 #include <new>
@@ -49,6 +50,7 @@ class Handler {
   bool on_object_begin(json::error_code& ec) {
     if (!count(ec)) return false;
     objects_.push_back(ObjectKeys{key_ends_.size(), nullptr});
+    containers_.push_back(Container{false, 0});
     return true;
   }
   bool on_object_end(std::size_t n, json::error_code&) {
@@ -56,11 +58,19 @@ class Handler {
     key_ends_.resize(objects_.back().first_key);
     keys_.resize(key_ends_.empty() ? 0 : key_ends_.back());
     objects_.pop_back();
+    containers_.pop_back();
+    value_done();
     return true;
   }
-  bool on_array_begin(json::error_code& ec) { return count(ec); }
+  bool on_array_begin(json::error_code& ec) {
+    if (!count(ec)) return false;
+    containers_.push_back(Container{true, 0});
+    return true;
+  }
   bool on_array_end(std::size_t n, json::error_code&) {
     stack_.push_array(n);
+    containers_.pop_back();
+    value_done();
     return true;
   }
 
@@ -71,6 +81,7 @@ class Handler {
 
   bool on_key(json::string_view s, std::size_t, json::error_code& ec) {
     key_.append(s.data(), s.size());
+    if (has_nul(key_)) return refuse_nul("an object key", ec);
     if (seen(key_))
       return refuse(ErrorCode::kParse, "duplicate key \"" + key_ + "\" in object", ec);
     stack_.push_key(key_);
@@ -78,41 +89,62 @@ class Handler {
     return true;
   }
 
-  bool on_string_part(json::string_view s, std::size_t, json::error_code&) {
+  bool on_string_part(json::string_view s, std::size_t, json::error_code& ec) {
+    if (has_nul(s)) return refuse_nul("the string", ec);
     stack_.push_chars(s);
     return true;
   }
 
   bool on_string(json::string_view s, std::size_t, json::error_code& ec) {
+    if (has_nul(s)) return refuse_nul("the string", ec);
     if (!count(ec)) return false;
     stack_.push_string(s);
+    value_done();
     return true;
   }
 
-  bool on_number_part(json::string_view, json::error_code&) { return true; }
+  bool on_number_part(json::string_view s, json::error_code&) {
+    number_.append(s.data(), s.size());
+    return true;
+  }
   bool on_int64(std::int64_t i, json::string_view, json::error_code& ec) {
+    number_.clear();
     if (!count(ec)) return false;
     stack_.push_int64(i);
+    value_done();
     return true;
   }
   bool on_uint64(std::uint64_t u, json::string_view, json::error_code& ec) {
+    number_.clear();
     if (!count(ec)) return false;
     stack_.push_uint64(u);
+    value_done();
     return true;
   }
-  bool on_double(double d, json::string_view, json::error_code& ec) {
+  bool on_double(double d, json::string_view s, json::error_code& ec) {
+    number_.append(s.data(), s.size());
+    // Boost.JSON reads a number beyond the double range (1e400) as infinity, which no JSON
+    // text can hold (encode_json would write it as null). Go's decoder refuses it.
+    if (!std::isfinite(d)) {
+      return refuse(ErrorCode::kParse, "number " + number_ + " is out of the range of a float64",
+                    ec);
+    }
+    number_.clear();
     if (!count(ec)) return false;
     stack_.push_double(d);
+    value_done();
     return true;
   }
   bool on_bool(bool b, json::error_code& ec) {
     if (!count(ec)) return false;
     stack_.push_bool(b);
+    value_done();
     return true;
   }
   bool on_null(json::error_code& ec) {
     if (!count(ec)) return false;
     stack_.push_null();
+    value_done();
     return true;
   }
   bool on_comment_part(json::string_view, json::error_code&) { return true; }
@@ -156,6 +188,54 @@ class Handler {
     return false;
   }
 
+  // An open object or array, for the field path of an error: how many values it holds so far.
+  struct Container {
+    bool array;
+    std::size_t values;
+  };
+
+  void value_done() {
+    if (!containers_.empty()) ++containers_.back().values;
+  }
+
+  static bool has_nul(std::string_view s) { return s.find('\0') != std::string_view::npos; }
+
+  // The field path of the value being read, as the YAML reader writes it
+  // (`spec.containers[0].name`): the index in each open array, the last key read in each open
+  // object (for a key being read: the path of its object).
+  [[nodiscard]] std::string path_here() const {
+    std::string p;
+    std::size_t object = 0;
+    for (const Container& c : containers_) {
+      if (c.array) {
+        p += '[';
+        p += std::to_string(c.values);
+        p += ']';
+        continue;
+      }
+      // The keys of this object end before the first key of the next open object.
+      const std::size_t end =
+          object + 1 < objects_.size() ? objects_[object + 1].first_key : key_ends_.size();
+      const std::size_t first = objects_[object].first_key;
+      ++object;
+      if (c.values == end - first) continue;  // between members (or reading a key)
+      const std::size_t begin = end - 1 == 0 ? 0 : key_ends_[end - 2];
+      if (!p.empty()) p += '.';
+      p.append(keys_, begin, key_ends_[end - 1] - begin);
+    }
+    return p;
+  }
+
+  // Decoded text must not hold NUL, as in YAML (docs/yaml.md): no Kubernetes field can use it
+  // and C consumers of the C ABI would see a truncated string.
+  bool refuse_nul(const char* what, json::error_code& ec) {
+    const std::string path = path_here();
+    return refuse(ErrorCode::kParse,
+                  (path.empty() ? std::string() : path + ": ") + what +
+                      " contains a NUL character, which is not allowed",
+                  ec);
+  }
+
   bool refuse(ErrorCode code, std::string message, json::error_code& ec) {
     failure = Error(code, std::move(message));
     ec = json::error::exception;
@@ -174,9 +254,11 @@ class Handler {
   const DecodeOptions& options_;
   json::value_stack stack_;
   std::string key_;                    ///< the key being read (parts)
+  std::string number_;                 ///< the text of the number being read (parts)
   std::string keys_;                   ///< keys of the open objects, back to back
   std::vector<std::size_t> key_ends_;  ///< end of each key in keys_
   std::vector<ObjectKeys> objects_;    ///< the open objects, innermost last
+  std::vector<Container> containers_;  ///< the open objects and arrays, innermost last
   std::size_t nodes_ = 0;
 };
 

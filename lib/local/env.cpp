@@ -222,10 +222,12 @@ Result<EnvList> resolve_env(const Plan& plan, const PodPlan& pod, const PodIdent
     env.set("JOB_COMPLETION_INDEX", std::to_string(pod.pod_index));
   }
   auto list = env.take();
-  for (const auto& [name, value] : host) {
+  for (const auto& host_var : host) {
+    // (A structured binding cannot be captured by a lambda before C++20; clang refuses it.)
+    const auto& name = host_var.first;
     const bool set =
         std::any_of(list.begin(), list.end(), [&](const auto& kv) { return kv.first == name; });
-    if (!set) list.emplace_back(name, value);
+    if (!set) list.emplace_back(name, host_var.second);
   }
   return list;
 }
