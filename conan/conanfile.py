@@ -1,15 +1,17 @@
 # SPDX-License-Identifier: Apache-2.0
 """Conan 2 recipe for libtrainer, kept in-tree (conan/ beside the sources it packages).
 
+    conan profile detect --exist-ok                  # once per CONAN_HOME
     conan create conan/ --build=missing              # with ConanCenter reachable
-    conan create conan/ -pr:a conan/profiles/debian12 # offline, Debian 12 system packages
+    conan create conan/ -nr -pr:a conan/profiles/debian12 --build=missing
+                                                     # offline, Debian 12 system packages
 
-Packages (CMake targets, same names as the project's own install(EXPORT)):
-    libtrainer::trainer      libtrainer.so, the C ABI (<trainer.h>)
-    libtrainer::trainer_cpp  the C++ core, static (<trainer/*.hpp>)
-    libtrainer::collectives  the collectives data plane, static
-    libtrainer::base         the error model shared by the two above, static
-pkg-config: `libtrainer` is the C ABI only (what the Go binding links).
+Components (CMake targets, the same names as the project's own install(EXPORT); pkg-config):
+    libtrainer::trainer      libtrainer.so, the C ABI (<trainer.h>); needs nothing else   libtrainer
+    libtrainer::trainer_hpp  <trainer.hpp>, the C++ wrapper of the C ABI: trainer + base  libtrainer-hpp
+    libtrainer::trainer_cpp  the C++ core, static (<trainer/*.hpp>)                     libtrainer-cpp
+    libtrainer::collectives  the collectives data plane, static               libtrainer-collectives
+    libtrainer::base         the error model (Boost.JSON, tl::expected), static       libtrainer-base
 """
 import os
 import re
@@ -165,4 +167,14 @@ class LibtrainerConan(ConanFile):
         capi.set_property("pkg_config_name", "libtrainer")
         capi.libs = ["trainer"]
         # libtrainer.so carries its dependencies privately; consumers link only -ltrainer.
-        # With tools=True, bin/trainerctl reaches PATH through VirtualRunEnv (default bindirs).
+        # With tools=True, bin/trainerctl reaches PATH through VirtualRunEnv (default bindirs);
+        # it finds libexec/libtrainer/trainer-pod relative to itself.
+
+        # trainer.hpp, header-only over the C ABI: it renders errors with the error model of
+        # libtrainer_base.a (hidden inside libtrainer.so) and uses Boost.JSON and tl::expected.
+        hpp = self.cpp_info.components["trainer_hpp"]
+        hpp.set_property("cmake_target_name", "libtrainer::trainer_hpp")
+        hpp.set_property("pkg_config_name", "libtrainer-hpp")
+        hpp.requires = ["trainer", "base"]
+        hpp.libdirs = []
+        hpp.bindirs = []

@@ -17,6 +17,11 @@ vcpkg_check_features(OUT_FEATURE_OPTIONS FEATURE_OPTIONS
     nccl TRAINER_WITH_NCCL)
 # This yields -DTRAINER_WITH_MPI=ON|OFF: vcpkg builds must not AUTO-detect what the system has.
 
+# Both programs go to tools/libtrainer, vcpkg's place for a port's executables: trainerctl
+# finds trainer-pod beside itself, libtrainer.so finds it at lib/../tools/libtrainer, and both
+# get RUNPATH $ORIGIN/../../lib (cmake/TrainerLayout.cmake). They are installed there directly
+# instead of through vcpkg_copy_tools, which would leave trainer-pod behind and the RUNPATH
+# wrong. The debug build only needs the helper (for debug/lib/libtrainer.so).
 vcpkg_cmake_configure(
   SOURCE_PATH "${SOURCE_PATH}"
   OPTIONS
@@ -24,14 +29,18 @@ vcpkg_cmake_configure(
     -DTRAINER_BUILD_TESTS=OFF
     -DTRAINER_BUILD_EXAMPLES=OFF
     -DTRAINER_BUILD_BENCHMARKS=OFF
-    -DTRAINER_BUILD_TOOLS=ON
     -DTRAINER_INSTALL=ON
-    -DTRAINER_WARNINGS_AS_ERRORS=OFF)
+    -DTRAINER_WARNINGS_AS_ERRORS=OFF
+    -DTRAINER_INSTALL_TOOLSDIR=tools/${PORT}
+    -DTRAINER_INSTALL_HELPERDIR=tools/${PORT}
+  OPTIONS_RELEASE
+    -DTRAINER_BUILD_TOOLS=ON
+  OPTIONS_DEBUG
+    -DTRAINER_BUILD_TOOLS=OFF)
 vcpkg_cmake_install()
 
 vcpkg_cmake_config_fixup(PACKAGE_NAME libtrainer CONFIG_PATH lib/cmake/libtrainer)
 vcpkg_fixup_pkgconfig()
-vcpkg_copy_tools(TOOL_NAMES trainerctl AUTO_CLEAN)
 
 file(REMOVE_RECURSE "${CURRENT_PACKAGES_DIR}/debug/include" "${CURRENT_PACKAGES_DIR}/debug/share")
 file(INSTALL "${CMAKE_CURRENT_LIST_DIR}/usage" DESTINATION "${CURRENT_PACKAGES_DIR}/share/${PORT}")
