@@ -114,8 +114,10 @@ struct RenderOutput {
 
 /// Renders an admitted (defaulted, validated) TrainJob against its runtime (`runtime` names
 /// exactly one of a TrainingRuntime or a ClusterTrainingRuntime, or none when the runtime
-/// snapshot found through `ctx.lookup` is to be used). The TrainJob's UID is `ctx.train_job_uid`
-/// (or its own `metadata.uid` when that is empty); a missing namespace means `default`.
+/// snapshot found through `ctx.lookup` is to be used); it is used when it is the runtime the
+/// TrainJob references, as `find_runtime` decides (a TrainingRuntime in the TrainJob's namespace),
+/// else the render fails with `kNotFound`. The TrainJob's UID is `ctx.train_job_uid` (or its own
+/// `metadata.uid` when that is empty); a missing namespace means `default`.
 /// The snapshot ConfigMap `<job>-runtime-snapshot` returned by `ctx.lookup` is used in preference
 /// to `runtime`, as upstream does; it is validated (owner UID, data key, runtime identity) with
 /// upstream's messages. `framework` defaults to the built-in plugins of

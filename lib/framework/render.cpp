@@ -51,24 +51,26 @@ Error runtime_not_found(const TrainJob& job) {
   return Error(ErrorCode::kNotFound, wrap + detail::runtime_not_found_text(ref));
 }
 
-// The given runtime when it is the one `job` references.
+// The given runtime when it is the one `job` references (admission's lookup over `runtime`).
 struct Selected {
   const TrainingRuntimeSpec* spec = nullptr;
   json::value object;
 };
 
 std::optional<Selected> select_runtime(const TrainJob& job, const RuntimeLookup& runtime) {
-  const auto& ref = job.spec.runtime_ref;
-  if (ref.api_group.value_or(kGroup) != kGroup) return std::nullopt;
-  const std::string kind = ref.kind.value_or(kClusterTrainingRuntimeKind);
-  if (kind == kTrainingRuntimeKind && runtime.training_runtime != nullptr &&
-      runtime.training_runtime->metadata.name.value_or("") == ref.name) {
-    return Selected{&runtime.training_runtime->spec, to_json(*runtime.training_runtime)};
+  AdmissionScope scope;
+  if (runtime.training_runtime != nullptr)
+    scope.training_runtimes.push_back(runtime.training_runtime);
+  if (runtime.cluster_training_runtime != nullptr) {
+    scope.cluster_training_runtimes.push_back(runtime.cluster_training_runtime);
   }
-  if (kind == kClusterTrainingRuntimeKind && runtime.cluster_training_runtime != nullptr &&
-      runtime.cluster_training_runtime->metadata.name.value_or("") == ref.name) {
-    return Selected{&runtime.cluster_training_runtime->spec,
-                    to_json(*runtime.cluster_training_runtime)};
+  const RuntimeRefMatch match = find_runtime(scope, job);
+  if (match.training_runtime != nullptr) {
+    return Selected{&match.training_runtime->spec, to_json(*match.training_runtime)};
+  }
+  if (match.cluster_training_runtime != nullptr) {
+    return Selected{&match.cluster_training_runtime->spec,
+                    to_json(*match.cluster_training_runtime)};
   }
   return std::nullopt;
 }

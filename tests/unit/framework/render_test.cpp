@@ -188,6 +188,22 @@ TEST_CASE("render without the runtime and without a snapshot fails as upstream")
         "trainingruntimes.trainer.kubeflow.org \"rt\" not found");
 }
 
+TEST_CASE("render uses the given runtime only when the TrainJob references it") {
+  auto rt = fwtest::training_runtime(runtime_yaml("rt", "img:v1"));
+  const auto job = fwtest::train_job(job_yaml("j", "rt"));
+  REQUIRE(trainer::render(job, {&rt, nullptr}, context()));
+  // A TrainingRuntime of that name in another namespace is not the one the controller GETs.
+  rt.metadata.namespace_ = "elsewhere";
+  auto out = trainer::render(job, {&rt, nullptr}, context());
+  REQUIRE_FALSE(out);
+  CHECK(out.error().code == trainer::ErrorCode::kNotFound);
+  rt.metadata.namespace_ = "default";
+  rt.metadata.name = "other";
+  out = trainer::render(job, {&rt, nullptr}, context());
+  REQUIRE_FALSE(out);
+  CHECK(out.error().code == trainer::ErrorCode::kNotFound);
+}
+
 TEST_CASE("render skips TrainJobs managed elsewhere or finished") {
   const auto rt = fwtest::training_runtime(runtime_yaml("rt", "img:v1"));
   auto job = fwtest::train_job(job_yaml("j", "rt", "  managedBy: kueue.x-k8s.io/multikueue\n"));
