@@ -249,8 +249,8 @@ TRAINER_API trainer_status trainer_document_default(trainer_document* doc, train
 /** Validates `doc` with Kubeflow Trainer's admission rules (CRD schema + CEL rules, then the
  *  validating webhook with every plugin's rules), as the API server would on create: the one
  *  admission path that `trainerctl validate` and trainer_render() use, so they report the same
- *  field errors and warnings. Call trainer_document_default() first: the API server validates
- *  defaulted objects.
+ *  field errors and warnings. Call trainer_document_default() first, on `doc` and on the
+ *  runtimes of `context`: the API server validates and stores defaulted objects.
  *  - TrainJob: the schema/CEL rules; when they pass, the TrainJob webhook: a runtimeRef of an
  *    unregistered kind fails with `unsupported runtime: <Kind>.<group>` (TRAINER_E_INVALID, no
  *    field errors); the runtime it references is looked up in `context` (a TrainingRuntime of
