@@ -236,7 +236,7 @@ refused() {
 
 case_users() {
   needs_root
-  local pod=JobSet.spec.replicatedJobs[0].template.spec.template.spec
+  local pod='JobSet.spec.replicatedJobs[0].template.spec.template.spec'
   local show='echo uid=$(id -u) gid=$(id -g) groups=$(id -G) scratch=$(stat -c %U:%g /scratch); touch /scratch/x && echo wrote'
   local nogroup; nogroup=$(getent passwd 65534 | cut -d: -f4)
   # Mount points are host paths: the pod's user must be able to reach them.
