@@ -110,8 +110,10 @@ class Executor {
 
   /// A snapshot of the run: the document `state.json` holds (see docs/local.md): TrainJob name,
   /// `phase`, `conditions` (TrainJob conditions: type, status, reason, message,
-  /// lastTransitionTime), `jobsStatus`, `restarts`, counts, and every pod with its hostname,
-  /// address, pid, phase, exit code and log file.
+  /// lastTransitionTime), `jobsStatus`, `restarts`, counts, every pod with its hostname,
+  /// address, pid, phase, exit code, termination `reason` (`Completed`, `Error`, `StartError`)
+  /// and `message`, and log file, and `executor` (the process running the run: pid, start time,
+  /// boot id, PID namespace; see `read_status`).
   [[nodiscard]] boost::json::value status() const;
 
   /// The current phase (cheaper than `status()`).
