@@ -2,6 +2,7 @@
 #include "runtimes/builtin_inputs.hpp"
 
 #include "framework/json_path.hpp"
+#include "trainer/admission.hpp"
 #include "trainer/codec.hpp"
 #include "trainer/model.hpp"
 #include "trainer/runtimes.hpp"
@@ -34,10 +35,10 @@ void for_each_object(const std::vector<json::value>& documents,
   }
 }
 
-bool is_trainer_kind(const json::object& obj, std::string_view kind) {
-  const std::string api_version = find_string(obj, "apiVersion").value_or("");
-  return api_version.rfind(std::string(kGroup) + "/", 0) == 0 &&
-         find_string(obj, "kind").value_or("") == kind;
+// How admission sorts `obj` (trainer_kind, the one place that knows the Trainer kinds).
+TrainerKind kind_of(const json::object& obj) {
+  return trainer_kind(find_string(obj, "apiVersion").value_or(""),
+                      find_string(obj, "kind").value_or(""));
 }
 
 }  // namespace
@@ -46,11 +47,11 @@ Result<void> add_referenced_builtin_runtimes(std::vector<json::value>& documents
   std::set<std::string> given;
   std::set<std::string> wanted;
   for_each_object(documents, [&](const json::object& obj) {
-    if (is_trainer_kind(obj, kClusterTrainingRuntimeKind)) {
+    if (kind_of(obj) == TrainerKind::kClusterTrainingRuntime) {
       if (const auto* meta = find_object(obj, {"metadata"})) {
         given.insert(find_string(*meta, "name").value_or(""));
       }
-    } else if (is_trainer_kind(obj, kTrainJobKind)) {
+    } else if (kind_of(obj) == TrainerKind::kTrainJob) {
       const auto* ref = find_object(obj, {"spec", "runtimeRef"});
       if (ref == nullptr) return;
       // The CRD defaults of runtimeRef: apiGroup trainer.kubeflow.org, kind ClusterTrainingRuntime.
