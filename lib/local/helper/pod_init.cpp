@@ -77,7 +77,8 @@ void report(const std::string& line) {
 }
 
 [[noreturn]] void die(const std::string& what) {
-  const std::string msg = "error: " + what + ": " + std::strerror(errno);
+  const int err = errno;  // before anything below can change it
+  const std::string msg = "error: " + what + ": " + std::strerror(err);
   report(msg);
   std::fprintf(stderr, "trainer-pod: %s\n", msg.c_str());
   _exit(kSetupFailedExit);
@@ -221,10 +222,11 @@ void reset_signals() {
   for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGCHLD, SIGPIPE, SIGQUIT}) std::signal(sig, SIG_DFL);
 }
 
-// In a forked child that failed to start the container's program: says why on stderr (the pod's
-// log) and on `error_fd` (the init reports it to the executor), then exits like a shell would.
-[[noreturn]] void exec_failed(int error_fd, const std::string& what, int code) {
-  const std::string text = what + ": " + std::strerror(errno);
+// In a forked child that failed to start the container's program (`err`: the errno, taken before
+// anything else can change it): says why on stderr (the pod's log) and on `error_fd` (the init
+// reports it to the executor), then exits like a shell would.
+[[noreturn]] void exec_failed(int error_fd, const std::string& what, int code, int err) {
+  const std::string text = what + ": " + std::strerror(err);
   std::fprintf(stderr, "trainer-pod: %s\n", text.c_str());
   if (error_fd >= 0) (void)!write(error_fd, text.data(), text.size());
   _exit(code);
@@ -240,24 +242,29 @@ void reset_signals() {
     // which needed root). Dropping root drops every capability.
     const auto& u = *spec.user;
     if (setgroups(u.groups.size(), u.groups.data()) != 0) {
-      exec_failed(error_fd, "setting supplementary groups", kSetupFailedExit);
+      const int err = errno;
+      exec_failed(error_fd, "setting supplementary groups", kSetupFailedExit, err);
     }
     if (setgid(u.gid) != 0) {
-      exec_failed(error_fd, "setting group " + std::to_string(u.gid), kSetupFailedExit);
+      const int err = errno;
+      exec_failed(error_fd, "setting group " + std::to_string(u.gid), kSetupFailedExit, err);
     }
     if (setuid(u.uid) != 0) {
-      exec_failed(error_fd, "setting user " + std::to_string(u.uid), kSetupFailedExit);
+      const int err = errno;
+      exec_failed(error_fd, "setting user " + std::to_string(u.uid), kSetupFailedExit, err);
     }
   }
   if (!spec.working_dir.empty() && chdir(spec.working_dir.c_str()) != 0) {
-    exec_failed(error_fd, "workingDir " + spec.working_dir, kSetupFailedExit);
+    const int err = errno;
+    exec_failed(error_fd, "workingDir " + spec.working_dir, kSetupFailedExit, err);
   }
   auto args = c_strings(argv);
   auto env = c_strings(spec.env);
   // execvp searches the PATH of `environ`, so the pod's PATH decides which host program runs.
   environ = env.data();
   execvp(args[0], args.data());
-  exec_failed(error_fd, std::string("cannot run ") + args[0], errno == ENOENT ? 127 : 126);
+  const int err = errno;
+  exec_failed(error_fd, std::string("cannot run ") + args[0], err == ENOENT ? 127 : 126, err);
 }
 
 int listen_socket(const Spec& spec) {
