@@ -194,7 +194,9 @@ typedef struct trainer_document trainer_document;
 typedef struct trainer_validation trainer_validation;
 
 /** Parses `data[0..len)`, a YAML stream (`---`-separated documents) or JSON text, into a new list
- *  in `*out` (empty and null documents are skipped, so the list may be empty). Typed kinds are
+ *  in `*out` (empty and null documents are skipped, so the list may be empty; a `v1` `List`, as
+ *  `kubectl get -o json` and `trainerctl validate -o json` print, contributes its items, as in
+ *  `trainerctl validate` and trainer_render()). Typed kinds are
  *  decoded to the typed model here, so their type errors surface now, with a field path.
  *  No defaults are applied (see trainer_document_default()).
  *  `data` may be NULL only when `len` is 0. `opts` may be NULL (library defaults).

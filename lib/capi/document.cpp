@@ -136,8 +136,9 @@ trainer_status trainer_documents_parse(const char* data, size_t len,
     if (auto bad = trainer::capi::apply_parse_options(opts, options)) {
       return set_error(err, TRAINER_E_INVALID_ARGUMENT, "trainer_documents_parse: " + *bad);
     }
+    // A `v1` `List` contributes its items, as in admission and trainer_render.
     auto values =
-        trainer::parse_documents(std::string_view(data == nullptr ? "" : data, len), options);
+        trainer::capi::read_objects(std::string_view(data == nullptr ? "" : data, len), options);
     if (!values) return set_error(err, values.error());
     auto list = std::make_unique<trainer_document_list>();
     list->documents.resize(values->size());

@@ -737,6 +737,37 @@ static void test_validate_runs_plugins(void) {
   trainer_document_list_free(list);
 }
 
+/* A `v1` List (what `trainerctl validate -o json` prints) contributes its items, as in
+ * trainerctl validate: the TrainJob finds its runtime among them. */
+static void test_list_items_are_documents(void) {
+  static const char text[] =
+      "{\"apiVersion\": \"v1\", \"kind\": \"List\", \"items\": ["
+      "{\"apiVersion\": \"trainer.kubeflow.org/v1alpha1\", \"kind\": \"ClusterTrainingRuntime\","
+      " \"metadata\": {\"name\": \"plain\"}, \"spec\": {\"template\": {\"spec\": "
+      "{\"replicatedJobs\": [{\"name\": \"node\", \"template\": {\"metadata\": {\"labels\": "
+      "{\"trainer.kubeflow.org/trainjob-ancestor-step\": \"trainer\"}}, \"spec\": {\"template\": "
+      "{\"spec\": {\"containers\": [{\"name\": \"node\", \"image\": \"busybox\"}]}}}}}]}}}},"
+      "{\"apiVersion\": \"trainer.kubeflow.org/v1alpha1\", \"kind\": \"TrainJob\","
+      " \"metadata\": {\"name\": \"job\"}, \"spec\": {\"runtimeRef\": {\"name\": \"plain\"}}}]}";
+  trainer_document_list* list = parse_ok(text);
+  trainer_document* job;
+  trainer_validation* validation = NULL;
+  trainer_error* err = NULL;
+  size_t i;
+
+  CHECK(trainer_document_list_count(list) == 2);
+  CHECK_STR(trainer_document_kind(trainer_document_list_get(list, 0)), "ClusterTrainingRuntime");
+  job = trainer_document_list_get(list, 1);
+  CHECK_STR(trainer_document_kind(job), "TrainJob");
+  for (i = 0; i < 2; ++i) {
+    CHECK(trainer_document_default(trainer_document_list_get(list, i), NULL) == TRAINER_OK);
+  }
+  CHECK_STATUS(trainer_document_validate(job, list, &validation, &err), TRAINER_OK, err);
+  CHECK(trainer_validation_warning_count(validation) == 0);
+  trainer_validation_free(validation);
+  trainer_document_list_free(list);
+}
+
 static void test_untyped_document(void) {
   static const char text[] =
       "{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"metadata\": {\"name\": \"cm\", "
@@ -818,6 +849,7 @@ int main(void) {
   test_validate_unsupported_runtime();
   test_validate_training_runtime_context();
   test_validate_runs_plugins();
+  test_list_items_are_documents();
   test_untyped_document();
   printf("c_api_test: all checks passed\n");
   return 0;

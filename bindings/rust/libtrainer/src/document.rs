@@ -55,8 +55,8 @@ pub struct DocumentList {
 unsafe impl Send for DocumentList {}
 
 impl DocumentList {
-    /// Parses a YAML stream (`---`-separated) or JSON text. Empty and null documents are skipped.
-    /// Typed Trainer kinds are decoded now, so their type errors come back as [`Code::PARSE`]
+    /// Parses a YAML stream (`---`-separated) or JSON text. Empty and null documents are skipped;
+    /// a `v1` `List` contributes its items. Typed Trainer kinds are decoded now, so their type errors come back as [`Code::PARSE`]
     /// with a field error naming the path. No defaults are applied.
     pub fn parse(data: impl AsRef<[u8]>, options: Option<&ParseOptions>) -> Result<DocumentList> {
         let data = data.as_ref();
