@@ -63,9 +63,20 @@ const json::object* context_of(const json::object& o) {
 
 constexpr int kMaxDepth = 64;
 
-// Gives the folder `dir` and everything below it to uid/gid (-1: unchanged); `group_rw` adds
-// group read/write (and execute and set-group-ID on folders). Links are changed, never followed.
-Result<void> own_tree(int dir, uid_t uid, gid_t gid, bool group_rw, const std::string& shown,
+// What fsGroup adds to the modes, as the kubelet's SetVolumeOwnership: read/write for the owner
+// and the group (read only for the read-only ConfigMap/Secret volumes), execute and set-group-ID
+// on folders. kNone: modes unchanged.
+enum class GroupAccess { kNone, kReadWrite, kReadOnly };
+
+mode_t group_bits(GroupAccess access, bool dir) {
+  if (access == GroupAccess::kNone) return 0;
+  const mode_t mask = access == GroupAccess::kReadWrite ? 0660 : 0440;
+  return dir ? (mask | 0110 | S_ISGID) : mask;
+}
+
+// Gives the folder `dir` and everything below it to uid/gid (-1: unchanged) and adds the mode
+// bits of `access`. Links are changed, never followed.
+Result<void> own_tree(int dir, uid_t uid, gid_t gid, GroupAccess access, const std::string& shown,
                       int depth) {
   const auto failed = [&](const std::string& what) {
     return fail(ErrorCode::kIo,
@@ -77,7 +88,8 @@ Result<void> own_tree(int dir, uid_t uid, gid_t gid, bool group_rw, const std::s
   }
   if (fchown(dir, uid, gid) != 0) return failed("chown");
   struct stat st {};
-  if (group_rw && (fstat(dir, &st) != 0 || fchmod(dir, (st.st_mode & 07777) | 02070) != 0)) {
+  if (access != GroupAccess::kNone &&
+      (fstat(dir, &st) != 0 || fchmod(dir, (st.st_mode & 07777) | group_bits(access, true)) != 0)) {
     return failed("chmod");
   }
   const int listing = dup(dir);
@@ -107,9 +119,10 @@ Result<void> own_tree(int dir, uid_t uid, gid_t gid, bool group_rw, const std::s
       break;
     }
     if (S_ISDIR(st.st_mode)) {
-      out = own_tree(fd, uid, gid, group_rw, shown + "/" + name, depth + 1);
+      out = own_tree(fd, uid, gid, access, shown + "/" + name, depth + 1);
     } else if (fchown(fd, uid, gid) != 0 ||
-               (group_rw && fchmod(fd, (st.st_mode & 07777) | 0060) != 0)) {
+               (access != GroupAccess::kNone &&
+                fchmod(fd, (st.st_mode & 07777) | group_bits(access, false)) != 0)) {
       out = failed(name);
     }
     close(fd);
@@ -118,13 +131,13 @@ Result<void> own_tree(int dir, uid_t uid, gid_t gid, bool group_rw, const std::s
   return out;
 }
 
-Result<void> own_folder(const std::string& path, uid_t uid, gid_t gid, bool group_rw) {
+Result<void> own_folder(const std::string& path, uid_t uid, gid_t gid, GroupAccess access) {
   const int fd = open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) {
     return fail(ErrorCode::kIo,
                 "giving " + path + " to the pod's user: " + std::string(std::strerror(errno)));
   }
-  auto out = own_tree(fd, uid, gid, group_rw, path, 0);
+  auto out = own_tree(fd, uid, gid, access, path, 0);
   close(fd);
   return out;
 }
@@ -285,8 +298,11 @@ Result<void> give_volumes(const PodPlan& pod, const std::string& run_dir,
       case Volume::Kind::kFiles: {
         // The attempt's own copy: the pod's user owns it, fsGroup is its group.
         const auto gid = fs ? static_cast<gid_t>(fs->value) : user ? user->gid : keep_gid;
-        auto given = own_folder(pod_dir + "/volumes/" + v.name, user ? user->uid : keep_uid, gid,
-                                fs.has_value());
+        const auto access = !fs                              ? GroupAccess::kNone
+                            : v.kind == Volume::Kind::kFiles ? GroupAccess::kReadOnly
+                                                             : GroupAccess::kReadWrite;
+        auto given =
+            own_folder(pod_dir + "/volumes/" + v.name, user ? user->uid : keep_uid, gid, access);
         if (!given) return given;
         break;
       }
@@ -294,7 +310,7 @@ Result<void> give_volumes(const PodPlan& pod, const std::string& run_dir,
         // Shared by the run's pods: only fsGroup changes it, as on a cluster.
         if (fs) {
           auto given = own_folder(run_dir + "/claims/" + v.claim, keep_uid,
-                                  static_cast<gid_t>(fs->value), true);
+                                  static_cast<gid_t>(fs->value), GroupAccess::kReadWrite);
           if (!given) return given;
         }
         break;

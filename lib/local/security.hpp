@@ -85,7 +85,8 @@ struct PodPlan;
 /// emptyDir and ConfigMap/Secret folders (private to the attempt) are given to the user
 /// (owner uid and gid, without following links), so Secret files written owner-only on the host
 /// stay readable by the pod. With `fsGroup`, as the kubelet's SetVolumeOwnership: those and the
-/// run's claim folders get that group, group read/write (and the set-group-ID bit on folders).
+/// run's claim folders get that group and owner/group read-write (read-only for ConfigMap/Secret
+/// files), folders also execute and the set-group-ID bit.
 /// hostPath volumes keep the host's ownership. Nothing to do without a user or fsGroup.
 [[nodiscard]] Result<void> give_volumes(const PodPlan& pod, const std::string& run_dir,
                                         const std::string& pod_dir,

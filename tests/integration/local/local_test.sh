@@ -237,7 +237,7 @@ refused() {
 case_users() {
   needs_root
   local pod='JobSet.spec.replicatedJobs[0].template.spec.template.spec'
-  local show='echo uid=$(id -u) gid=$(id -g) groups=$(id -G) scratch=$(stat -c %U:%g /scratch); touch /scratch/x && echo wrote'
+  local show='echo uid=$(id -u) gid=$(id -g) groups=$(id -G) scratch=$(stat -c %U:%g:%a /scratch); touch /scratch/x && echo wrote'
   local nogroup; nogroup=$(getent passwd 65534 | cut -d: -f4)
   # Mount points are host paths: the pod's user must be able to reach them.
   chmod 0755 "$tmp"
@@ -248,7 +248,7 @@ case_users() {
       "volumes: [{name: scratch, emptyDir: {}}]")"
   sed -i "s#/scratch#$tmp/scratch#g" "$tmp/rt.yaml"
   run 0
-  has "[node-0-0] uid=65534 gid=$nogroup groups=$nogroup 777 scratch=nobody:$nogroup"
+  has "[node-0-0] uid=65534 gid=$nogroup groups=$nogroup 777 scratch=nobody:$nogroup:755"
   has "[node-0-0] wrote"
   # The container's fields win; fsGroup owns the pod's volumes, as the kubelet sets it.
   node_runtime "$tmp/rt.yaml" "$(c "command: [/bin/sh, -c, '$show']" \
@@ -258,7 +258,7 @@ case_users() {
       "volumes: [{name: scratch, emptyDir: {}}]")"
   sed -i "s#/scratch#$tmp/scratch#g" "$tmp/rt.yaml"
   run 0
-  has "[node-0-0] uid=65534 gid=4242 groups=4242 4343 scratch=nobody:4343"
+  has "[node-0-0] uid=65534 gid=4242 groups=4242 4343 scratch=nobody:4343:2775"
   has "[node-0-0] wrote"
   # Without namespaces too (nothing is mounted; the process still runs as the user).
   node_runtime "$tmp/rt.yaml" "$(c "command: [/bin/sh, -c, 'echo uid=\$(id -u)']")" \
