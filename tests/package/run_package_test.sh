@@ -66,6 +66,7 @@ run_tiny() {
 
 for program in "$prefix/bin/trainerctl" "$prefix/libexec/libtrainer/trainer-pod"; do
   runpath=$(readelf -d "$program" | sed -n 's/.*(RUNPATH).*\[\(.*\)\]/\1/p')
+  # shellcheck disable=SC2016  # a literal $ORIGIN
   [[ $runpath == '$ORIGIN/'* ]] || fail "$program: RUNPATH '$runpath' is not relative to \$ORIGIN"
 done
 "$prefix/bin/trainerctl" version || fail "the installed trainerctl does not start"
@@ -80,7 +81,7 @@ port=$work/port
 cp -a "$prefix" "$port"
 mkdir -p "$port/tools/libtrainer"
 mv "$port/bin/trainerctl" "$port/libexec/libtrainer/trainer-pod" "$port/tools/libtrainer/"
-rm -rf "$port/bin" "$port/libexec"
+rm -rf "${port:?}/bin" "${port:?}/libexec"
 ln -s ../lib "$port/tools/lib"
 run_tiny "$port/tools/libtrainer/trainerctl" "$work/run-port"
 
