@@ -201,8 +201,18 @@ void setup_namespaces(const Spec& spec) {
   if (sethostname(spec.hostname.data(), spec.hostname.size()) != 0) die("setting the hostname");
   if (!spec.hosts_file.empty()) bind_mount(spec.hosts_file, "/etc/hosts", true, true);
   for (const auto& m : spec.mounts) bind_mount(m.source, m.target, m.file, m.read_only);
-  // The rsh agent of a pod that runs as another user than root reaches the other pods here.
-  if (!spec.socket_dir.empty()) bind_mount(exec_socket_dir(spec), kPodSocketDir, false, false);
+  // The rsh agent of a pod that runs as another user than root reaches the other pods here. Only
+  // that needs it: where it cannot be made (no writable /run), the pod runs without it.
+  if (!spec.socket_dir.empty()) {
+    const auto dir = exec_socket_dir(spec);
+    if ((mkdir(kPodSocketDir, 0755) != 0 && errno != EEXIST) ||
+        mount(dir.c_str(), kPodSocketDir, nullptr, MS_BIND, nullptr) != 0) {
+      std::fprintf(stderr,
+                   "trainer-pod: warning: the exec sockets are not at %s (%s): only root can "
+                   "reach the other pods from this one\n",
+                   kPodSocketDir, std::strerror(errno));
+    }
+  }
   if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) {
     die("mounting /proc");
   }
