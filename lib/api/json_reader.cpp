@@ -5,6 +5,7 @@
 // refuses them. The handler builds the value on a boost::json::value_stack, as boost::json::parse
 // does (each object and array allocated once, at its size), and keeps the keys of the objects
 // being read to find a duplicate where it occurs.
+#include "api/number_text.hpp"
 #include "api/readers.hpp"
 #include "api/text_position.hpp"
 
@@ -14,7 +15,6 @@
 #include <boost/json/parse_options.hpp>
 #include <boost/json/value_stack.hpp>
 
-#include <cmath>
 #include <limits>
 #include <memory>
 #include <new>
@@ -121,17 +121,19 @@ class Handler {
     value_done();
     return true;
   }
-  bool on_double(double d, json::string_view s, json::error_code& ec) {
+  bool on_double(double, json::string_view s, json::error_code& ec) {
     number_.append(s.data(), s.size());
-    // Boost.JSON reads a number beyond the double range (1e400) as infinity, which no JSON
-    // text can hold (encode_json would write it as null). Go's decoder refuses it.
-    if (!std::isfinite(d)) {
+    // Read again as Go's decoder reads it: Boost.JSON's value can be one ulp off for long
+    // mantissas, and it reads a number beyond the double range (1e400) as infinity, which no
+    // JSON text can hold (encode_json would write it as null); Go refuses that number.
+    const auto d = parse_float(number_);
+    if (!d) {
       return refuse(ErrorCode::kParse, "number " + number_ + " is out of the range of a float64",
                     ec);
     }
     number_.clear();
     if (!count(ec)) return false;
-    stack_.push_double(d);
+    stack_.push_double(*d);
     value_done();
     return true;
   }

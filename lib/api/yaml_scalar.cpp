@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "api/yaml_scalar.hpp"
+#include "api/number_text.hpp"
 
 #include <array>
 #include <charconv>
@@ -101,28 +102,6 @@ bool matches_yaml_float(std::string_view s) {
     if (i == start) return false;
   }
   return i == s.size();
-}
-
-// Go's ParseFloat on a string that matched the float pattern: overflow is an error (the
-// scalar then stays a string), underflow is zero.
-std::optional<double> parse_float(std::string_view s) {
-  bool negative = false;
-  if (!s.empty() && (s[0] == '+' || s[0] == '-')) {
-    negative = s[0] == '-';
-    s.remove_prefix(1);
-  }
-  double v = 0;
-  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec == std::errc::result_out_of_range) {
-    const auto e = s.find_first_of("eE");
-    const bool negative_exponent =
-        e != std::string_view::npos && e + 1 < s.size() && s[e + 1] == '-';
-    if (!negative_exponent) return std::nullopt;
-    v = 0;
-  } else if (ec != std::errc() || ptr != s.data() + s.size()) {
-    return std::nullopt;
-  }
-  return negative ? -v : v;
 }
 
 // What a JSON reader sees after Go marshalled the float64: integral values below 1e21 are
