@@ -150,7 +150,12 @@ TRAINER_API const char* trainer_error_field_string(const trainer_error* err, siz
 
 /** Limits applied when parsing untrusted text. A field left at 0 means "library default" (shown
  *  in brackets). Initialise with TRAINER_PARSE_OPTIONS_INIT or trainer_parse_options_init();
- *  fields are only ever appended. @since 0.1 */
+ *  fields are only ever appended, and `version` says which fields the caller's struct has: the
+ *  library reads a field only when `version` is at least the version that added it (a caller
+ *  built against an older header passes its older, shorter struct and gets the defaults of the
+ *  newer fields). A `version` of 0 or above TRAINER_PARSE_OPTIONS_VERSION is refused with
+ *  TRAINER_E_INVALID_ARGUMENT. Exceeding a limit is TRAINER_E_LIMIT with a message that names
+ *  the limit and, where known, the line, column and field path. @since 0.1 */
 typedef struct trainer_parse_options {
   uint32_t version;          /**< TRAINER_PARSE_OPTIONS_VERSION */
   size_t max_document_bytes; /**< whole input text [4 MiB] */
@@ -158,15 +163,27 @@ typedef struct trainer_parse_options {
   size_t max_documents;      /**< documents in one YAML stream [1000] */
   size_t max_nodes;          /**< nodes after alias expansion, whole stream [1000000] */
   size_t max_aliases;        /**< alias (`*name`) references in the stream [10000] */
+  /** Bytes of scalar text (keys and values) that YAML anchors and aliases may copy, whole
+   *  stream [4 MiB]: an anchored node is charged once when it is defined and once more for
+   *  every alias of it, before the copy is made, so memory stays within a fixed multiple of
+   *  `max_document_bytes` + `max_alias_bytes` (docs/yaml.md). Exceeding it is TRAINER_E_LIMIT:
+   *  `yaml: line 2, column 9: b[1]: anchors and aliases copy more than max_alias_bytes (16)
+   *  bytes of scalar text`. Read only when `version` >= 2; a library that predates this field
+   *  refuses version 2 (trainer_parse_options_init() returns TRAINER_E_INVALID_ARGUMENT),
+   *  which tells a caller at run time. @since 0.1.0, struct version 2 */
+  size_t max_alias_bytes;
 } trainer_parse_options;
 
-#define TRAINER_PARSE_OPTIONS_VERSION 1
+/** Struct versions: 1 ends with `max_aliases`; 2 adds `max_alias_bytes`. */
+#define TRAINER_PARSE_OPTIONS_VERSION 2
 #define TRAINER_PARSE_OPTIONS_INIT \
-  { TRAINER_PARSE_OPTIONS_VERSION, 0, 0, 0, 0, 0 }
+  { TRAINER_PARSE_OPTIONS_VERSION, 0, 0, 0, 0, 0, 0 }
 
-/** Initialises `opts` like TRAINER_PARSE_OPTIONS_INIT for struct version `version`.
- *  Errors: TRAINER_E_INVALID_ARGUMENT when `opts` is NULL or `version` is not supported.
- *  Thread-safe. @since 0.1 */
+/** Initialises `opts` like TRAINER_PARSE_OPTIONS_INIT for struct version `version`: sets
+ *  `version` and zeroes the fields that version has, and writes nothing beyond them (a caller
+ *  built against an older header passes its older version and its shorter struct).
+ *  Errors: TRAINER_E_INVALID_ARGUMENT when `opts` is NULL or `version` is 0 or above
+ *  TRAINER_PARSE_OPTIONS_VERSION. Thread-safe. @since 0.1 */
 TRAINER_API trainer_status trainer_parse_options_init(trainer_parse_options* opts,
                                                       uint32_t version);
 

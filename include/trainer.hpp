@@ -155,13 +155,16 @@ enum class Format : int {
   kJsonPretty = TRAINER_FORMAT_JSON_PRETTY  ///< JSON indented by two spaces
 };
 
-/// Parsing limits (trainer_parse_options); 0 means the library default.
+/// Parsing limits (trainer_parse_options, whose comments give the defaults); 0 means the
+/// library default. A limit exceeded is ErrorCode::kLimit with a message naming it.
 struct ParseOptions {
   std::size_t max_document_bytes = 0;
   std::size_t max_depth = 0;
   std::size_t max_documents = 0;
   std::size_t max_nodes = 0;
   std::size_t max_aliases = 0;
+  /// Bytes of scalar text that YAML anchors and aliases may copy, whole stream [4 MiB].
+  std::size_t max_alias_bytes = 0;
 };
 
 namespace detail {
@@ -174,6 +177,7 @@ namespace detail {
   opts.max_documents = options.max_documents;
   opts.max_nodes = options.max_nodes;
   opts.max_aliases = options.max_aliases;
+  opts.max_alias_bytes = options.max_alias_bytes;
   return opts;
 }
 

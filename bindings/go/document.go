@@ -13,14 +13,18 @@ import (
 	"sync/atomic"
 )
 
-// ParseOptions limits what ParseDocuments accepts from untrusted text. A zero field means the
-// library default (given in brackets).
+// ParseOptions limits what ParseDocuments and Render accept from untrusted text. A zero field
+// means the library default (given in brackets). A limit exceeded is an error with CodeLimit
+// (errors.Is(err, ErrLimit)) whose message names the limit.
 type ParseOptions struct {
 	MaxDocumentBytes int // whole input text [4 MiB]
 	MaxDepth         int // nesting of maps/sequences [100]
 	MaxDocuments     int // documents in one YAML stream [1000]
 	MaxNodes         int // nodes after alias expansion, whole stream [1000000]
 	MaxAliases       int // alias (*name) references in the stream [10000]
+	// MaxAliasBytes bounds the bytes of scalar text that YAML anchors and aliases copy, whole
+	// stream [4 MiB]: an anchored node is charged once when defined and once per alias of it.
+	MaxAliasBytes int
 }
 
 // toC returns the limits as the C struct; negative limits are refused.
@@ -29,7 +33,7 @@ func (o *ParseOptions) toC() (C.trainer_parse_options, error) {
 	if st := C.trainer_parse_options_init(&c, C.TRAINER_PARSE_OPTIONS_VERSION); st != C.TRAINER_OK {
 		return c, &Error{Code: Code(st), Message: "trainer_parse_options_init failed"}
 	}
-	for _, v := range []int{o.MaxDocumentBytes, o.MaxDepth, o.MaxDocuments, o.MaxNodes, o.MaxAliases} {
+	for _, v := range []int{o.MaxDocumentBytes, o.MaxDepth, o.MaxDocuments, o.MaxNodes, o.MaxAliases, o.MaxAliasBytes} {
 		if v < 0 {
 			return c, &Error{Code: CodeInvalidArgument, Message: "ParseOptions limits must not be negative"}
 		}
@@ -39,6 +43,7 @@ func (o *ParseOptions) toC() (C.trainer_parse_options, error) {
 	c.max_documents = C.size_t(o.MaxDocuments)
 	c.max_nodes = C.size_t(o.MaxNodes)
 	c.max_aliases = C.size_t(o.MaxAliases)
+	c.max_alias_bytes = C.size_t(o.MaxAliasBytes)
 	return c, nil
 }
 

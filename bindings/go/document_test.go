@@ -147,6 +147,37 @@ func TestParseLimits(t *testing.T) {
 	}
 }
 
+func TestParseAliasBytesLimit(t *testing.T) {
+	// An 8-byte anchored scalar and three aliases of it: 32 bytes of copies.
+	text := []byte("a: &x abcdefgh\nb: [*x, *x, *x]\n")
+	l, err := ParseDocuments(text, &ParseOptions{}) // 0: the default, 4 MiB
+	if err != nil {
+		t.Fatalf("default MaxAliasBytes: %v", err)
+	}
+	l.Close()
+	_, err = ParseDocuments(text, &ParseOptions{MaxAliasBytes: 16})
+	var te *Error
+	if !errors.Is(err, ErrLimit) || !errors.As(err, &te) {
+		t.Fatalf("MaxAliasBytes 16: err = %v, want ErrLimit", err)
+	}
+	const want = "yaml: line 2, column 9: b[1]: anchors and aliases copy more than max_alias_bytes (16) bytes of scalar text"
+	if te.Message != want {
+		t.Errorf("message = %q, want %q", te.Message, want)
+	}
+	if l, err = ParseDocuments(text, &ParseOptions{MaxAliasBytes: 32}); err != nil {
+		t.Fatalf("MaxAliasBytes 32: %v", err)
+	}
+	l.Close()
+	if _, err := ParseDocuments(text, &ParseOptions{MaxAliasBytes: -1}); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("negative MaxAliasBytes: err = %v", err)
+	}
+	// Render reads the same options.
+	if _, err := Render(text, &RenderOptions{Parse: &ParseOptions{MaxAliasBytes: 16}}); !errors.Is(err, ErrLimit) ||
+		!strings.Contains(err.Error(), "max_alias_bytes (16)") {
+		t.Errorf("Render with MaxAliasBytes 16: err = %v, want ErrLimit naming max_alias_bytes", err)
+	}
+}
+
 func TestValidateValid(t *testing.T) {
 	l := parse(t, runtimeYAML+"---\n"+trainJobYAML)
 	for _, d := range l.Documents() {

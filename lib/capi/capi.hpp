@@ -109,8 +109,8 @@ void guard_void(F&& body) noexcept {
   }
 }
 
-/// Applies the limits of `opts` (NULL: none) to `out`; the error text when its version is not
-/// supported.
+/// Applies the limits of `opts` (NULL: none) to `out`, reading only the fields that its struct
+/// version has; the error text when its version is not supported (0 or newer than the header).
 [[nodiscard]] std::optional<std::string> apply_parse_options(const trainer_parse_options* opts,
                                                              DecodeOptions& out);
 

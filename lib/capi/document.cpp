@@ -112,10 +112,17 @@ extern "C" {
 
 trainer_status trainer_parse_options_init(trainer_parse_options* opts, uint32_t version) {
   return guard(nullptr, [&] {
-    if (opts == nullptr || version != TRAINER_PARSE_OPTIONS_VERSION) {
+    if (opts == nullptr || version == 0 || version > TRAINER_PARSE_OPTIONS_VERSION) {
       return TRAINER_E_INVALID_ARGUMENT;
     }
-    *opts = trainer_parse_options TRAINER_PARSE_OPTIONS_INIT;
+    // Only the fields of `version`: a caller of an earlier version owns a shorter struct.
+    opts->version = version;
+    opts->max_document_bytes = 0;
+    opts->max_depth = 0;
+    opts->max_documents = 0;
+    opts->max_nodes = 0;
+    opts->max_aliases = 0;
+    if (version >= 2) opts->max_alias_bytes = 0;
     return TRAINER_OK;
   });
 }

@@ -17,6 +17,10 @@ std::optional<std::string> apply_parse_options(const trainer_parse_options* opts
   if (opts->max_documents != 0) out.max_documents = opts->max_documents;
   if (opts->max_nodes != 0) out.max_nodes = opts->max_nodes;
   if (opts->max_aliases != 0) out.max_aliases = opts->max_aliases;
+  // Fields of later struct versions: a caller's struct of an earlier version ends before them.
+  if (opts->version >= 2 && opts->max_alias_bytes != 0) {
+    out.max_alias_bytes = opts->max_alias_bytes;
+  }
   return std::nullopt;
 }
 

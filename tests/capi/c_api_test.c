@@ -8,6 +8,8 @@
 #include "c_fixtures.h"
 #include "trainer.h"
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,7 +168,8 @@ static void test_parse_options(void) {
   CHECK(opts.version == TRAINER_PARSE_OPTIONS_VERSION);
   CHECK(opts.version == init.version);
   CHECK(opts.max_document_bytes == 0 && opts.max_depth == 0 && opts.max_documents == 0);
-  CHECK(opts.max_nodes == 0 && opts.max_aliases == 0);
+  CHECK(opts.max_nodes == 0 && opts.max_aliases == 0 && opts.max_alias_bytes == 0);
+  CHECK(init.max_alias_bytes == 0);
 
   /* all-zero limits mean the defaults */
   st = trainer_documents_parse("a: 1\n", 5, &opts, &list, &err);
@@ -183,6 +186,123 @@ static void test_parse_options(void) {
   CHECK_STR(trainer_error_message(err),
             "trainer_documents_parse: unsupported trainer_parse_options version 0");
   trainer_error_free(err);
+
+  /* a version from the future is refused, not read past the end of the caller's struct */
+  opts.version = TRAINER_PARSE_OPTIONS_VERSION + 1;
+  list = SENTINEL(trainer_document_list);
+  st = trainer_documents_parse("a: 1\n", 5, &opts, &list, &err);
+  CHECK_STATUS(st, TRAINER_E_INVALID_ARGUMENT, err);
+  CHECK(list == NULL);
+  CHECK_STR(trainer_error_message(err),
+            "trainer_documents_parse: unsupported trainer_parse_options version 3");
+  trainer_error_free(err);
+}
+
+/* ---- max_alias_bytes (struct version 2) and version-1 callers -------------------------------- */
+
+/* trainer_parse_options as a program compiled against the version-1 header lays it out. */
+typedef struct parse_options_v1 {
+  uint32_t version;
+  size_t max_document_bytes;
+  size_t max_depth;
+  size_t max_documents;
+  size_t max_nodes;
+  size_t max_aliases;
+} parse_options_v1;
+
+/* Version 2 appended one field to version 1, nothing else moved. */
+_Static_assert(TRAINER_PARSE_OPTIONS_VERSION == 2, "this test knows struct versions 1 and 2");
+_Static_assert(offsetof(trainer_parse_options, max_alias_bytes) == sizeof(parse_options_v1),
+               "max_alias_bytes is appended after the version-1 fields");
+_Static_assert(offsetof(trainer_parse_options, max_aliases) ==
+                   offsetof(parse_options_v1, max_aliases),
+               "version-1 fields keep their offsets");
+
+/* An 8-byte anchored scalar and three aliases of it: 32 bytes of copies (the anchor's own copy
+   and one per alias). */
+static const char kAliases[] = "a: &x abcdefgh\nb: [*x, *x, *x]\n";
+
+static void test_alias_bytes(void) {
+  trainer_parse_options opts = TRAINER_PARSE_OPTIONS_INIT;
+  trainer_document_list* list = SENTINEL(trainer_document_list);
+  trainer_error* err = NULL;
+  trainer_status st;
+
+  /* 0: the default (4 MiB) */
+  st = trainer_documents_parse(kAliases, strlen(kAliases), &opts, &list, &err);
+  CHECK_STATUS(st, TRAINER_OK, err);
+  trainer_document_list_free(list);
+
+  /* a small limit refuses the document at the alias that exceeds it, naming the limit */
+  opts.max_alias_bytes = 16;
+  list = SENTINEL(trainer_document_list);
+  st = trainer_documents_parse(kAliases, strlen(kAliases), &opts, &list, &err);
+  CHECK_STATUS(st, TRAINER_E_LIMIT, err);
+  CHECK(list == NULL);
+  CHECK_STR(trainer_error_message(err),
+            "yaml: line 2, column 9: b[1]: anchors and aliases copy more than max_alias_bytes "
+            "(16) bytes of scalar text");
+  trainer_error_free(err);
+
+  /* exactly enough */
+  opts.max_alias_bytes = 32;
+  st = trainer_documents_parse(kAliases, strlen(kAliases), &opts, &list, &err);
+  CHECK_STATUS(st, TRAINER_OK, err);
+  trainer_document_list_free(list);
+}
+
+static void test_parse_options_version_1(void) {
+  /* The caller's struct is version 1; the bytes after it (where version 2 has max_alias_bytes)
+     belong to someone else and hold a value that would refuse kAliases if it were read. */
+  union {
+    parse_options_v1 v1;
+    trainer_parse_options v2;
+  } mem;
+  parse_options_v1* exact;
+  trainer_document_list* list = SENTINEL(trainer_document_list);
+  trainer_error* err = NULL;
+  trainer_status st;
+
+  /* trainer_parse_options_init for version 1 writes the version-1 fields only */
+  memset(&mem, 0xff, sizeof mem);
+  CHECK(trainer_parse_options_init(&mem.v2, 1) == TRAINER_OK);
+  CHECK(mem.v1.version == 1);
+  CHECK(mem.v1.max_document_bytes == 0 && mem.v1.max_depth == 0 && mem.v1.max_documents == 0);
+  CHECK(mem.v1.max_nodes == 0 && mem.v1.max_aliases == 0);
+  CHECK(mem.v2.max_alias_bytes == (size_t)-1);
+
+  /* a version-1 struct keeps the default alias budget, whatever follows it */
+  mem.v2.max_alias_bytes = 1;
+  st = trainer_documents_parse(kAliases, strlen(kAliases), &mem.v2, &list, &err);
+  CHECK_STATUS(st, TRAINER_OK, err);
+  CHECK(trainer_document_list_count(list) == 1);
+  trainer_document_list_free(list);
+
+  /* ... and its own limits still apply, read at their version-1 offsets */
+  mem.v1.max_aliases = 2;
+  list = SENTINEL(trainer_document_list);
+  st = trainer_documents_parse(kAliases, strlen(kAliases), &mem.v2, &list, &err);
+  CHECK_STATUS(st, TRAINER_E_LIMIT, err);
+  CHECK(list == NULL);
+  CHECK_STR(trainer_error_message(err),
+            "yaml: line 2, column 13: more than max_aliases (2) aliases");
+  trainer_error_free(err);
+
+  /* a heap block of exactly the version-1 size (ASan reports any read past it) */
+  exact = (parse_options_v1*)malloc(sizeof *exact);
+  CHECK(exact != NULL);
+  CHECK(trainer_parse_options_init((trainer_parse_options*)(void*)exact, 1) == TRAINER_OK);
+  CHECK(exact->version == 1 && exact->max_aliases == 0);
+  exact->max_documents = 1;
+  st = trainer_documents_parse(kAliases, strlen(kAliases),
+                               (const trainer_parse_options*)(const void*)exact, &list, &err);
+  CHECK_STATUS(st, TRAINER_OK, err);
+  trainer_document_list_free(list);
+  st = trainer_documents_parse("a: 1\n---\nb: 2\n", 14,
+                               (const trainer_parse_options*)(const void*)exact, &list, &err);
+  CHECK_STATUS(st, TRAINER_E_LIMIT, err);
+  trainer_error_free(err);
+  free(exact);
 }
 
 static void check_limit(const char* text, trainer_parse_options opts) {
@@ -839,6 +959,8 @@ int main(void) {
   test_null_arguments();
   test_parse_options();
   test_limits();
+  test_alias_bytes();
+  test_parse_options_version_1();
   test_bad_yaml();
   test_type_error();
   test_empty_input();

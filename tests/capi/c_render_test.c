@@ -373,6 +373,18 @@ static void test_input_errors(void) {
   opts.parse = &tiny;
   err = render_fails(two_jobs, &opts, TRAINER_E_LIMIT);
   trainer_error_free(err);
+  /* the alias budget (struct version 2) reaches render's parser as well */
+  tiny.max_document_bytes = 0;
+  tiny.max_alias_bytes = 8;
+  err = render_fails(
+      "apiVersion: trainer.kubeflow.org/v1alpha1\n"
+      "kind: TrainJob\n"
+      "metadata: {name: &n aliased, labels: {a: *n}}\n"
+      "spec: {runtimeRef: {name: torch-distributed}}\n",
+      &opts, TRAINER_E_LIMIT);
+  CHECK_CONTAINS(trainer_error_message(err),
+                 "metadata.labels.a: anchors and aliases copy more than max_alias_bytes (8)");
+  trainer_error_free(err);
   tiny.version = 42;
   err = render_fails(two_jobs, &opts, TRAINER_E_INVALID_ARGUMENT);
   trainer_error_free(err);

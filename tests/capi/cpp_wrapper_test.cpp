@@ -263,6 +263,28 @@ spec:
     REQUIRE_FALSE(list.has_value());
     CHECK(list.error().code == ErrorCode::kLimit);
   }
+  SECTION("alias byte limit") {
+    // An 8-byte anchored scalar and three aliases: 32 bytes of copies.
+    const std::string_view text = "a: &x abcdefgh\nb: [*x, *x, *x]\n";
+    trainer::abi::ParseOptions options;
+    CHECK(DocumentList::parse(text, options).has_value());  // 0: the default, 4 MiB
+    options.max_alias_bytes = 16;
+    auto list = DocumentList::parse(text, options);
+    REQUIRE_FALSE(list.has_value());
+    CHECK(list.error().code == ErrorCode::kLimit);
+    CHECK(list.error().message ==
+          "yaml: line 2, column 9: b[1]: anchors and aliases copy more than max_alias_bytes (16) "
+          "bytes of scalar text");
+    options.max_alias_bytes = 32;
+    CHECK(DocumentList::parse(text, options).has_value());
+    // render reads the same options
+    trainer::abi::RenderOptions render_options;
+    render_options.parse.max_alias_bytes = 16;
+    auto rendered = trainer::abi::render(text, render_options);
+    REQUIRE_FALSE(rendered.has_value());
+    CHECK(rendered.error().code == ErrorCode::kLimit);
+    CHECK(rendered.error().message.find("max_alias_bytes (16)") != std::string::npos);
+  }
   SECTION("empty input is an empty list") {
     DocumentList list = parse_ok("");
     CHECK(list.empty());

@@ -80,7 +80,8 @@ impl Default for trainer_buffer {
 
 // ---- Documents --------------------------------------------------------------------------------
 
-/// Parse limits; a field left at 0 means the library default. Fields are only ever appended.
+/// Parse limits; a field left at 0 means the library default. Fields are only ever appended;
+/// `version` says which the struct has (1: up to `max_aliases`; 2: `max_alias_bytes` too).
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct trainer_parse_options {
@@ -90,9 +91,11 @@ pub struct trainer_parse_options {
     pub max_documents: usize,
     pub max_nodes: usize,
     pub max_aliases: usize,
+    /// Struct version 2.
+    pub max_alias_bytes: usize,
 }
 
-pub const TRAINER_PARSE_OPTIONS_VERSION: u32 = 1;
+pub const TRAINER_PARSE_OPTIONS_VERSION: u32 = 2;
 
 impl trainer_parse_options {
     /// `TRAINER_PARSE_OPTIONS_INIT`.
@@ -103,6 +106,7 @@ impl trainer_parse_options {
         max_documents: 0,
         max_nodes: 0,
         max_aliases: 0,
+        max_alias_bytes: 0,
     };
 }
 

@@ -136,6 +136,105 @@ fn version_string_matches_the_header() {
     assert_eq!(line.split('"').nth(1), Some(libtrainer_sys::TRAINER_VERSION_STRING));
 }
 
+/// Field names, in order, of every `typedef struct name { ... } name;` of the header.
+fn header_structs(header: &str) -> BTreeMap<String, Vec<String>> {
+    let mut out = BTreeMap::new();
+    let mut rest = header;
+    while let Some(start) = rest.find("typedef struct ") {
+        rest = &rest[start + "typedef struct ".len()..];
+        let Some(open) = rest.find(['{', ';']) else { break };
+        if rest.as_bytes()[open] == b';' {
+            continue; // an opaque handle: `typedef struct x x;`
+        }
+        let name = rest[..open].trim().to_string();
+        let Some(close) = rest.find('}') else { break };
+        let mut body = rest[open + 1..close].to_string();
+        // Drop comments, then take the last identifier of each `type name;` declaration.
+        while let Some(c) = body.find("/*") {
+            let end = body[c..].find("*/").map_or(body.len(), |e| c + e + 2);
+            body.replace_range(c..end, " ");
+        }
+        let fields = body
+            .split(';')
+            .map(str::trim)
+            .filter(|d| !d.is_empty())
+            .map(|d| {
+                d.rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .next()
+                    .unwrap()
+                    .to_string()
+            })
+            .collect();
+        out.insert(name, fields);
+        rest = &rest[close..];
+    }
+    out
+}
+
+/// Field names, in order, of every `pub struct name { pub field: type, ... }` of src/lib.rs.
+fn rust_structs(src: &str) -> BTreeMap<String, Vec<String>> {
+    let mut out = BTreeMap::new();
+    let mut current: Option<(String, Vec<String>)> = None;
+    for line in src.lines().map(str::trim) {
+        if let Some(rest) = line.strip_prefix("pub struct ") {
+            if let Some(name) = rest.strip_suffix('{') {
+                current = Some((name.trim().to_string(), Vec::new()));
+            }
+        } else if line == "}" {
+            if let Some((name, fields)) = current.take() {
+                out.insert(name, fields);
+            }
+        } else if let Some((_, fields)) = current.as_mut() {
+            if let Some((field, _)) = line.strip_prefix("pub ").and_then(|f| f.split_once(':')) {
+                fields.push(field.trim().to_string());
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn transparent_structs_have_the_header_fields_in_order() {
+    let header = header_structs(&read(&header_path()));
+    let rust = rust_structs(&read(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src/lib.rs")));
+    assert!(header.contains_key("trainer_parse_options"), "header parse found {header:?}");
+    for (name, fields) in &header {
+        match rust.get(name) {
+            Some(have) => {
+                assert_eq!(have, fields, "fields of {name}: Rust {have:?}, header {fields:?}")
+            }
+            None => panic!("struct {name} is in trainer.h but not in libtrainer-sys"),
+        }
+    }
+}
+
+#[test]
+fn parse_options_init_writes_the_declared_struct() {
+    use core::mem::{offset_of, size_of};
+    use libtrainer_sys::{trainer_parse_options, TRAINER_OK, TRAINER_PARSE_OPTIONS_VERSION};
+    // Version 2 appended `max_alias_bytes` after the version-1 fields.
+    assert_eq!(TRAINER_PARSE_OPTIONS_VERSION, 2);
+    assert_eq!(offset_of!(trainer_parse_options, max_alias_bytes), 6 * size_of::<usize>());
+    let mut opts = trainer_parse_options {
+        version: u32::MAX,
+        max_document_bytes: usize::MAX,
+        max_depth: usize::MAX,
+        max_documents: usize::MAX,
+        max_nodes: usize::MAX,
+        max_aliases: usize::MAX,
+        max_alias_bytes: usize::MAX,
+    };
+    // SAFETY: `opts` is a writable struct of the current version.
+    let st = unsafe {
+        libtrainer_sys::trainer_parse_options_init(&mut opts, TRAINER_PARSE_OPTIONS_VERSION)
+    };
+    assert_eq!(st, TRAINER_OK);
+    assert_eq!(opts.version, TRAINER_PARSE_OPTIONS_VERSION);
+    assert_eq!(opts.max_alias_bytes, 0);
+    assert_eq!(opts.max_aliases, 0);
+    assert_eq!(opts.max_document_bytes, 0);
+}
+
 #[test]
 fn buffer_layout_is_pointer_then_size() {
     use core::mem::{align_of, offset_of, size_of};

@@ -6,7 +6,8 @@ use core::ffi::{c_char, CStr};
 use core::marker::PhantomData;
 use core::ptr::{self, NonNull};
 
-/// Limits applied when parsing untrusted text; 0 means the library default (in brackets).
+/// Limits applied when parsing untrusted text; 0 means the library default (in brackets). A
+/// limit exceeded is an error with [`Code::LIMIT`] whose message names the limit.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ParseOptions {
     /// Whole input text [4 MiB].
@@ -19,6 +20,9 @@ pub struct ParseOptions {
     pub max_nodes: usize,
     /// Alias (`*name`) references in the stream [10000].
     pub max_aliases: usize,
+    /// Bytes of scalar text that YAML anchors and aliases copy, whole stream [4 MiB]: an
+    /// anchored node is charged once when it is defined and once more for every alias of it.
+    pub max_alias_bytes: usize,
 }
 
 /// Output format of [`Document::encode`].
@@ -74,6 +78,7 @@ impl DocumentList {
                 copts.max_documents = o.max_documents;
                 copts.max_nodes = o.max_nodes;
                 copts.max_aliases = o.max_aliases;
+                copts.max_alias_bytes = o.max_alias_bytes;
                 &copts as *const sys::trainer_parse_options
             }
         };

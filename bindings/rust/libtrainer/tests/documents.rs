@@ -110,6 +110,24 @@ fn parse_limits() {
 }
 
 #[test]
+fn parse_alias_bytes_limit() {
+    // An 8-byte anchored scalar and three aliases of it: 32 bytes of copies.
+    let text = "a: &x abcdefgh\nb: [*x, *x, *x]\n";
+    // 0: the default, 4 MiB.
+    assert_eq!(DocumentList::parse(text, Some(&ParseOptions::default())).unwrap().len(), 1);
+    let opts = ParseOptions { max_alias_bytes: 16, ..Default::default() };
+    let e = DocumentList::parse(text, Some(&opts)).unwrap_err();
+    assert_eq!(e.code, Code::LIMIT, "{e}");
+    assert_eq!(
+        e.message,
+        "yaml: line 2, column 9: b[1]: anchors and aliases copy more than max_alias_bytes (16) \
+         bytes of scalar text"
+    );
+    let opts = ParseOptions { max_alias_bytes: 32, ..Default::default() };
+    assert_eq!(DocumentList::parse(text, Some(&opts)).unwrap().len(), 1);
+}
+
+#[test]
 fn validate_valid_documents() {
     let mut list = DocumentList::parse(stream(&[RUNTIME, TRAINJOB]), None).unwrap();
     list.apply_defaults().unwrap();
