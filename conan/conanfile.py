@@ -167,8 +167,9 @@ class LibtrainerConan(ConanFile):
         capi.set_property("pkg_config_name", "libtrainer")
         capi.libs = ["trainer"]
         # libtrainer.so carries its dependencies privately; consumers link only -ltrainer.
-        # With tools=True, bin/trainerctl reaches PATH through VirtualRunEnv (default bindirs);
-        # it finds libexec/libtrainer/trainer-pod relative to itself.
+        # With tools=True, bin/trainerctl reaches PATH through VirtualRunEnv (default bindirs).
+        # Conan's toolchain sets CMAKE_INSTALL_LIBEXECDIR=bin, so the pod helper is
+        # bin/libtrainer/trainer-pod; trainerctl and libtrainer.so find it relative to themselves.
 
         # trainer.hpp, header-only over the C ABI: it renders errors with the error model of
         # libtrainer_base.a (hidden inside libtrainer.so) and uses Boost.JSON and tl::expected.

@@ -20,8 +20,11 @@ mkdir -p "$CONAN_HOME"
 # The recipe revision follows the exported sources: unchanged sources reuse the package, and
 # the packages of older revisions are dropped.
 "$conan" remove 'libtrainer/*#!latest' --confirm >/dev/null 2>&1 || true
-grep -E "^test_package_(c|cpp): " "$work/conan-create.log"
+grep -E "^test_package_(c|cpp): |test_package-pod-ran" "$work/conan-create.log"
 for program in test_package_c test_package_cpp; do
   grep -q "^$program: libtrainer " "$work/conan-create.log" || { echo "FAIL: $program did not run"; exit 1; }
 done
+# The packaged trainerctl ran a pod through the packaged trainer-pod.
+grep -qF "[node-0-0] test_package-pod-ran" "$work/conan-create.log" ||
+  { echo "FAIL: the packaged trainerctl did not run the tiny job"; exit 1; }
 echo "conan test: OK"
