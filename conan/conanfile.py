@@ -149,6 +149,8 @@ class LibtrainerConan(ConanFile):
         collectives.libs = ["trainer_collectives"]
         collectives.requires = ["base"]
         collectives.system_libs = ["pthread"]
+        # The rendezvous store: HMAC-SHA256 and RAND_bytes.
+        self._link(collectives, "openssl::crypto", ["crypto"])
         if self.options.with_mpi:
             self._link(collectives, "openmpi::openmpi", ["mpi"])
         if self.options.with_nccl:
@@ -158,7 +160,8 @@ class LibtrainerConan(ConanFile):
         core.set_property("cmake_target_name", "libtrainer::trainer_cpp")
         core.set_property("pkg_config_name", "libtrainer-cpp")
         core.libs = ["trainer_cpp"]
-        core.requires = ["base"]
+        # The local executor gives each run a rendezvous secret (collectives).
+        core.requires = ["base", "collectives"]
         self._link(core, "yaml-cpp::yaml-cpp", ["yaml-cpp"])
         self._link(core, "openssl::crypto", ["crypto"])
 
