@@ -5,21 +5,27 @@
 #   1. runs the installed programs: `trainerctl version`, and a tiny `trainerctl run` whose pod
 #      helper (trainer-pod) must be found in the moved prefix, not in the build tree;
 #   2. lays the programs out as the vcpkg port does (trainerctl and trainer-pod in
-#      tools/libtrainer) and runs the tiny job from there;
+#      tools/libtrainer) and runs the tiny job from there; without the helper, the run is
+#      refused and the build tree's helper is not used;
 #   3. builds and runs CMake consumers: a C project (project(x C)) with every C++ dependency of
 #      libtrainer disabled, whose program also runs a pod through the C ABI from outside the
 #      prefix (trainer-pod found relative to libtrainer.so); a C++ project (project(x CXX))
 #      using trainer.hpp alone, the C++ core and the collectives;
 #   4. builds pkg-config consumers: `libtrainer` (C, with nothing but the prefix on the include
 #      path) and `libtrainer-hpp` (trainer.hpp).
-# Usage: run_package_test.sh <build-dir> <source-dir> <work-dir>
+# The prefix and the consumers live in a fresh folder outside the build tree (the build tree's
+# programs may use its trainer-pod; an installed copy must not), removed when the test passes.
+# Usage: run_package_test.sh <build-dir> <source-dir>
 set -euo pipefail
-build=$1 src=$2 work=$3
+build=$1 src=$2
 here=$src/tests/package
 unset LD_LIBRARY_PATH TRAINER_POD_HELPER
-fail() { echo "FAIL: $*" >&2; exit 1; }
-
-rm -rf "$work" && mkdir -p "$work"
+work=$(mktemp -d "${TMPDIR:-/tmp}/libtrainer-package.XXXXXX")
+case $(cd "$work" && pwd -P)/ in
+  "$(cd "$build" && pwd -P)"/*) echo "FAIL: $work lies inside the build tree" >&2; exit 1 ;;
+esac
+fail() { echo "FAIL: $* (files kept in $work)" >&2; exit 1; }
+trap 'echo "FAIL: line $LINENO (files kept in $work)" >&2' ERR
 cmake --install "$build" --prefix "$work/staging" >/dev/null
 mv "$work/staging" "$work/prefix"
 prefix=$work/prefix
@@ -85,6 +91,22 @@ rm -rf "${port:?}/bin" "${port:?}/libexec"
 ln -s ../lib "$port/tools/lib"
 run_tiny "$port/tools/libtrainer/trainerctl" "$work/run-port"
 
+# Without its helper an installed trainerctl refuses to run, and never falls back to the build
+# tree's trainer-pod (an installed copy must not run programs from the folder it was built in).
+nohelper=$work/nohelper
+cp -a "$prefix" "$nohelper"
+rm -rf "${nohelper:?}/libexec"
+rc=0
+timeout 60 "$nohelper/bin/trainerctl" run -f "$work/tiny.yaml" --run-dir "$work/run-nohelper" \
+  --isolation host >"$work/nohelper.out" 2>&1 || rc=$?
+cat "$work/nohelper.out"
+[[ $rc -eq 1 ]] || fail "trainerctl without its helper exited $rc, expected 1"
+grep -qF "the pod helper trainer-pod was not found" "$work/nohelper.out" ||
+  fail "trainerctl without its helper: no 'not found' error"
+if grep -qF "$(cd "$build" && pwd -P)" "$work/nohelper.out"; then
+  fail "an installed trainerctl looked for trainer-pod in the build tree"
+fi
+
 # --- 3. CMake consumers -----------------------------------------------------------------------------
 # The C project must not need the C++ dependencies: they are made unfindable.
 no_cxx_deps=()
@@ -122,4 +144,5 @@ cc -std=c11 -pedantic-errors -Wall -Wextra -Werror "$here/consumer-c/consumer.c"
 c++ -std=c++17 -Wall -Wextra -Werror "$here/consumer-cxx/consumer_hpp.cpp" \
   $(pkg-config --cflags --libs libtrainer-hpp) -Wl,-rpath,"$libdir" -o "$work/consumer_hpp_pc"
 "$work/consumer_hpp_pc"
-echo "package test: OK ($prefix)"
+rm -rf "${work:?}"
+echo "package test: OK"
