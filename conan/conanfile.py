@@ -160,8 +160,7 @@ class LibtrainerConan(ConanFile):
         core.set_property("cmake_target_name", "libtrainer::trainer_cpp")
         core.set_property("pkg_config_name", "libtrainer-cpp")
         core.libs = ["trainer_cpp"]
-        # The local executor gives each run a rendezvous secret (collectives).
-        core.requires = ["base", "collectives"]
+        core.requires = ["base"]
         self._link(core, "yaml-cpp::yaml-cpp", ["yaml-cpp"])
         self._link(core, "openssl::crypto", ["crypto"])
 

@@ -15,9 +15,11 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <optional>
+#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -182,9 +184,26 @@ using EnvLookup = std::function<std::optional<std::string>(const std::string& na
 inline constexpr const char* kRendezvousSecretEnv = "TRAINER_RENDEZVOUS_SECRET";
 /// The shortest rendezvous secret accepted (bytes).
 inline constexpr std::size_t kMinRendezvousSecretBytes = 16;
-/// A fresh rendezvous secret: 64 hex digits from 32 bytes of OpenSSL's RAND_bytes.
-/// kInternal when the random generator fails. Thread-safe.
-[[nodiscard]] Result<std::string> new_rendezvous_secret();
+/// A fresh rendezvous secret: 64 hex digits from 32 bytes of the kernel's random generator
+/// (/dev/urandom through std::random_device). kInternal when it cannot be read. Inline, so a
+/// launcher (the local executor in libtrainer_cpp.a) needs no link to the collectives library.
+/// Thread-safe.
+[[nodiscard]] inline Result<std::string> new_rendezvous_secret() {
+  try {
+    std::random_device source("/dev/urandom");
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string out;
+    out.reserve(64);
+    for (int word = 0; word < 8; ++word) {
+      const auto bits = static_cast<std::uint32_t>(source());
+      for (unsigned nibble = 0; nibble < 8; ++nibble)
+        out.push_back(kHex[(bits >> (4 * nibble)) & 0xFU]);
+    }
+    return out;
+  } catch (const std::exception& e) {
+    return fail(ErrorCode::kInternal, std::string("new_rendezvous_secret: ") + e.what());
+  }
+}
 
 /// Options of the TCP rendezvous.
 struct RendezvousOptions {

@@ -725,21 +725,6 @@ Result<std::vector<std::string>> join(const RendezvousOptions& o, const st::Key&
 
 }  // namespace
 
-Result<std::string> new_rendezvous_secret() {
-  unsigned char bytes[32];
-  if (RAND_bytes(bytes, sizeof bytes) != 1) {
-    return fail(ErrorCode::kInternal, "new_rendezvous_secret: RAND_bytes failed");
-  }
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(2 * sizeof bytes);
-  for (const unsigned char b : bytes) {
-    out.push_back(kHex[b >> 4U]);
-    out.push_back(kHex[b & 0xFU]);
-  }
-  return out;
-}
-
 Result<std::vector<std::string>> tcp_rendezvous(const RendezvousOptions& options,
                                                 std::string_view blob) {
   if (options.size < 1 || options.rank < 0 || options.rank >= options.size) {
