@@ -2,7 +2,6 @@
 //
 // Test fixture for the MPI/SSH integration tests (mpi_ssh_test.sh):
 //
-//   mpi_ssh_fixture keygen -o DIR          `trainerctl keygen` (tools/trainerctl/cmd_keygen.cpp)
 //   mpi_ssh_fixture render --ssh-private-key FILE --out DIR --nodes IP,IP,... --slots N
 //                          [--launcher-as-node IP]
 //       Runs the MPI plugin (enforce + build, with the key of FILE as `--ssh-private-key` gives
@@ -11,7 +10,6 @@
 //       data), DIR/launcher.env (the launcher `node` container's env, NAME=VALUE lines),
 //       DIR/id_rsa (0600) and DIR/authorized_keys (the Secret's data, base64-decoded).
 //   mpi_ssh_fixture free-port ADDR...      a TCP port that is free on every ADDR
-#include "commands.hpp"
 #include "mpi/mpi_plugin.hpp"
 #include "ssh/base64.hpp"
 #include "trainer/ssh.hpp"
@@ -29,10 +27,6 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-namespace trainerctl {
-int cmd_keygen(const Args& args);
-}
 
 namespace {
 
@@ -192,10 +186,9 @@ int free_port(const std::vector<std::string>& addresses) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) return fail("usage: mpi_ssh_fixture keygen|render|free-port ...");
+  if (argc < 2) return fail("usage: mpi_ssh_fixture render|free-port ...");
   const std::string command = argv[1];
   const std::vector<std::string> args(argv + 2, argv + argc);
-  if (command == "keygen") return trainerctl::cmd_keygen(args);
   if (command == "render") return render(args);
   if (command == "free-port") return free_port(args);
   return fail("unknown command " + command);

@@ -3,7 +3,7 @@
 #
 # MPI over SSH with what libtrainer renders, against real OpenSSH and Open MPI, on loopback only.
 #
-#   mpi_ssh_test.sh CASE FIXTURE MPI_HELLO
+#   mpi_ssh_test.sh CASE FIXTURE TRAINERCTL [MPI_HELLO]
 #
 #   keys      `trainerctl keygen` files: modes, ssh-keygen -y / -l agree with them; no overwrite;
 #             the MPI plugin's Secret built from `--ssh-private-key` carries the same key pair
@@ -19,7 +19,8 @@ set -euo pipefail
 
 case_name=$1
 fixture=$2
-mpi_hello=${3:-}
+trainerctl=$3
+mpi_hello=${4:-}
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 need() { command -v "$1" >/dev/null 2>&1 || [[ -x $1 ]] || fail "$1 not found (scripts/setup installs openssh-server, openssh-client, openmpi-bin)"; }
@@ -49,7 +50,7 @@ trap 'exit 130' INT TERM
 
 # --- helpers -------------------------------------------------------------------------------
 
-keygen() { "$fixture" keygen -o "$1" >"$1/keygen.out"; }
+keygen() { "$trainerctl" keygen -o "$1" >"$1/keygen.out"; }
 
 # render OUT_DIR KEY SLOTS NODES [LAUNCHER_IP]
 render() {
@@ -125,14 +126,14 @@ case_keys() {
   [[ $fp_pub == "521 $ours "* ]] || fail "keygen printed $ours, ssh-keygen says $fp_pub"
   # Never overwrite: a second keygen into the same directory fails and changes nothing.
   local before; before=$(sha256sum "$priv" "$pub")
-  if "$fixture" keygen -o "$tmp/k" >"$tmp/k/again.out" 2>"$tmp/k/again.err"; then
+  if "$trainerctl" keygen -o "$tmp/k" >"$tmp/k/again.out" 2>"$tmp/k/again.err"; then
     fail "keygen overwrote existing files"
   fi
   [[ $(sha256sum "$priv" "$pub") == "$before" ]] || fail "keygen changed existing files"
   grep -q "File exists" "$tmp/k/again.err" || fail "unexpected error: $(cat "$tmp/k/again.err")"
   # An existing public key alone also stops it before the private key is written.
   mkdir "$tmp/k2" && touch "$tmp/k2/ssh-publickey"
-  if "$fixture" keygen -o "$tmp/k2" >/dev/null 2>&1; then fail "keygen overwrote ssh-publickey"; fi
+  if "$trainerctl" keygen -o "$tmp/k2" >/dev/null 2>&1; then fail "keygen overwrote ssh-publickey"; fi
   [[ ! -e $tmp/k2/ssh-privatekey ]] || fail "keygen left a private key behind after an error"
   # No key material in anything printed.
   local body; body=$(sed -n '2p' "$priv")
