@@ -19,6 +19,9 @@ inline constexpr std::size_t kMaxCommand = 128 * 1024;
 inline constexpr const char* kExecSocketSubdir = "exec";
 inline constexpr const char* kPodSocketDir = "/run/trainer-pod";
 
+/// The status an exec socket answers to a peer that is neither root nor the pod's user.
+inline constexpr int kSessionRefused = -2;
+
 /// `trainer-pod init SPEC.json`; argv excludes the program and the subcommand.
 int pod_init_main(int argc, char** argv);
 /// `trainer-pod rsh --run-dir=DIR [ssh options] [user@]host command...`.

@@ -70,6 +70,8 @@ struct Spec {
 
 // Readiness and setup errors go to the executor on fd 3, then fd 3 is closed.
 constexpr int kReadyFd = 3;
+// How long a connected rsh agent may take to send its request.
+constexpr int kSessionRequestMs = 5000;
 
 void report(const std::string& line) {
   const std::string text = line + "\n";
@@ -309,6 +311,13 @@ struct Session {
 void start_session(int listener, Spec& spec, std::map<pid_t, Session>& sessions) {
   const int conn = accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
   if (conn < 0) return;
+  // The agent sends its request with the connection; one that does not cannot hold this
+  // single-threaded init (and so the pod's exit) for longer than this.
+  pollfd request{conn, POLLIN, 0};
+  if (poll(&request, 1, kSessionRequestMs) != 1) {
+    close(conn);
+    return;
+  }
   std::vector<char> payload(kMaxCommand);
   int fds[3] = {-1, -1, -1};
   alignas(cmsghdr) char control[CMSG_SPACE(sizeof fds)];
@@ -318,13 +327,37 @@ void start_session(int listener, Spec& spec, std::map<pid_t, Session>& sessions)
   msg.msg_iovlen = 1;
   msg.msg_control = control;
   msg.msg_controllen = sizeof control;
-  const ssize_t n = recvmsg(conn, &msg, MSG_CMSG_CLOEXEC);
+  const ssize_t n = recvmsg(conn, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
   const cmsghdr* c = CMSG_FIRSTHDR(&msg);
   if (n <= 0 || c == nullptr || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof fds)) {
+    // Not a request: whatever descriptors came with it are not kept open here.
+    for (cmsghdr* m = CMSG_FIRSTHDR(&msg); n > 0 && m != nullptr; m = CMSG_NXTHDR(&msg, m)) {
+      if (m->cmsg_level != SOL_SOCKET || m->cmsg_type != SCM_RIGHTS) continue;
+      const std::size_t count = (m->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+      for (std::size_t k = 0; k < count; ++k) {
+        int fd = -1;
+        std::memcpy(&fd, CMSG_DATA(m) + k * sizeof(int), sizeof fd);
+        close(fd);
+      }
+    }
     close(conn);
     return;
   }
   std::memcpy(fds, CMSG_DATA(c), sizeof fds);
+  // Who may open a session: root, or the user the session runs as (as ssh to oneself), so no
+  // pod of the run gets another pod's user through its socket. (Refused after the request was
+  // read: a socket closed with unread data would reset the connection before the answer.)
+  ucred peer{};
+  socklen_t len = sizeof peer;
+  const uid_t target = spec.user ? spec.user->uid : geteuid();
+  if (getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &peer, &len) != 0 ||
+      (peer.uid != 0 && peer.uid != target)) {
+    for (int fd : fds) close(fd);
+    const std::int32_t refused = kSessionRefused;
+    (void)!send(conn, &refused, sizeof refused, MSG_NOSIGNAL | MSG_DONTWAIT);
+    close(conn);
+    return;
+  }
   std::string command(payload.data(), static_cast<std::size_t>(n));
   const pid_t pid = fork();
   if (pid == 0) {

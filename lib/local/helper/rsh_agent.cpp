@@ -160,17 +160,28 @@ int rsh_main(int argc, char** argv) {
   c->cmsg_type = SCM_RIGHTS;
   c->cmsg_len = CMSG_LEN(sizeof fds);
   std::memcpy(CMSG_DATA(c), fds, sizeof fds);
-  if (sendmsg(fd, &msg, MSG_NOSIGNAL) < 0) {
-    std::fprintf(stderr, "trainer-pod rsh: %s: %s\n", hostname.c_str(), std::strerror(errno));
-    return kSshError;
-  }
+  // A pod that refuses the session may answer and hang up before the request is sent: its
+  // answer is read either way.
+  const int send_error = sendmsg(fd, &msg, MSG_NOSIGNAL) < 0 ? errno : 0;
   std::int32_t status = kSshError;
   ssize_t n = 0;
   do {
-    n = recv(fd, &status, sizeof status, 0);
+    n = recv(fd, &status, sizeof status, send_error != 0 ? MSG_DONTWAIT : 0);
   } while (n < 0 && errno == EINTR);
   if (n != sizeof status) {
-    std::fprintf(stderr, "trainer-pod rsh: connection to %s closed\n", hostname.c_str());
+    if (send_error != 0) {
+      std::fprintf(stderr, "trainer-pod rsh: %s: %s\n", hostname.c_str(),
+                   std::strerror(send_error));
+    } else {
+      std::fprintf(stderr, "trainer-pod rsh: connection to %s closed\n", hostname.c_str());
+    }
+    return kSshError;
+  }
+  if (status == kSessionRefused) {
+    std::fprintf(stderr,
+                 "trainer-pod rsh: pod %s refused the session: it runs as another user than uid "
+                 "%u (only root and the pod's own user may run commands in it)\n",
+                 hostname.c_str(), static_cast<unsigned>(getuid()));
     return kSshError;
   }
   return status;

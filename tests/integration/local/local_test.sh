@@ -15,7 +15,8 @@
 #             without namespaces: the run ends Failed at once, naming the pod and the cause
 #   users     securityContext: runAsUser/runAsGroup/supplementalGroups/fsGroup (pod and
 #             container level, container wins) applied as root; runAsNonRoot and a non-root
-#             executor asked for another uid refused with the field path, nothing run
+#             executor asked for another uid refused with the field path, nothing run; a
+#             uid 65534 pod's rsh agent reaches its own pod, a root pod refuses it
 #   executorlost  trainerctl run is SIGKILLed with 2 pods running (namespaces and host):
 #             `trainerctl status` reports Failed/ExecutorLost at once, and no process of the run
 #             is left (the pods die with their executor)
@@ -265,6 +266,53 @@ case_users() {
     "$(p "securityContext: {runAsUser: 65534}")"
   run 0 --isolation host
   has "[node-0-0] uid=65534"
+
+  # Exec sessions (the rsh agent): a pod reaches its own user's pods, never a root pod's shell.
+  cat >"$tmp/rt.yaml" <<'YAML'
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainingRuntime
+metadata: {name: local-node, namespace: default}
+spec:
+  mlPolicy: {numNodes: 1, torch: {}}
+  template:
+    spec:
+      successPolicy: {operator: All, targetReplicatedJobs: [node]}
+      replicatedJobs:
+        - name: holder
+          replicas: 1
+          template:
+            spec:
+              template:
+                spec:
+                  terminationGracePeriodSeconds: 1
+                  containers: [{name: holder, image: unused, command: [sleep, "60"]}]
+        - name: node
+          replicas: 1
+          dependsOn: [{name: holder, status: Ready}]
+          template:
+            metadata:
+              labels: {trainer.kubeflow.org/trainjob-ancestor-step: trainer}
+            spec:
+              backoffLimit: 0
+              template:
+                spec:
+                  securityContext: {runAsUser: 65534}
+                  containers:
+                    - name: node
+                      image: unused
+                      command:
+                        - /bin/sh
+                        - -c
+                        - >-
+                          $OMPI_MCA_plm_rsh_agent probe-holder-0-0 id -u; echo to-root=$?;
+                          $OMPI_MCA_plm_rsh_agent probe-node-0-0 id -u; echo to-self=$?
+YAML
+  run 0
+  has "[node-0-0] to-root=255"
+  grep -qF "[node-0-0] trainer-pod rsh: pod probe-holder-0-0 refused the session: it runs as another user than uid 65534" "$tmp/out" ||
+    fail "no refusal message"
+  has "[node-0-0] 65534"
+  has "[node-0-0] to-self=0"
 
   # The kubelet's runAsNonRoot checks; the executor (root) is the image's user.
   node_runtime "$tmp/rt.yaml" "$(c "command: [/bin/true]")" "$(p "securityContext: {runAsNonRoot: true}")"
