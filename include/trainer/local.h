@@ -35,8 +35,9 @@ extern "C" {
 /** Receives every complete line a pod writes. `prefix` is the terminal prefix without brackets
  *  (`node-0-0`), `pod` the pod name, `text` the line without its newline (`len` bytes, not
  *  NUL-terminated in general). All pointers are borrowed for the duration of the call. Called
- *  from the run's supervisor thread, never concurrently with itself; it must not call
- *  trainer_run_wait() or trainer_run_free() on its own run. Returning anything other than
+ *  from the run's supervisor thread, never concurrently with itself and never under the run's
+ *  lock: it may call trainer_run_status(), trainer_run_phase() and trainer_run_cancel(), but
+ *  not trainer_run_wait() or trainer_run_free() on its own run. Returning anything other than
  *  TRAINER_OK cancels the run (as trainer_run_cancel()). @since 0.1 */
 typedef trainer_status (*trainer_run_log_fn)(void* user_data, const char* prefix, const char* pod,
                                              int32_t is_stderr, const char* text, size_t len);

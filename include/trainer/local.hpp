@@ -78,7 +78,8 @@ struct ExecutorOptions {
   /// programs are found: the image is not pulled, the host's programs run).
   std::vector<std::string> host_env = {"PATH", "LD_LIBRARY_PATH"};
   /// Every complete line of every pod, in arrival order. Called from the supervisor thread,
-  /// never concurrently with itself; it must not call back into the Executor's `wait`.
+  /// never concurrently with itself, and never under the Executor's lock: it may call `status`,
+  /// `phase` and `cancel`, but not `wait` (nor destroy the Executor).
   std::function<void(const LogLine&)> on_log;
   /// Warnings (the host fallback, unsupported fields ignored locally). Called from `start`'s
   /// thread or the supervisor thread, never concurrently with itself.

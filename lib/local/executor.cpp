@@ -16,6 +16,7 @@
 #include <boost/json.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <condition_variable>
 #include <csignal>
@@ -85,11 +86,10 @@ class Executor::Impl {
     if (thread_.joinable()) thread_.join();
   }
 
+  // Takes no lock: callable from the executor's own callbacks and from a thread that holds a
+  // lock those callbacks take (the C ABI's log sink) without a lock-order inversion.
   void cancel() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      cancel_requested_ = true;
-    }
+    cancel_requested_.store(true);
     const std::uint64_t one = 1;
     (void)!write(wake_fd_, &one, sizeof one);
   }
@@ -140,11 +140,20 @@ class Executor::Impl {
       state_write_failed_ = true;
       warn(w.error().message);
     }
+    deliver();
     if (options_.on_status) options_.on_status(snapshot);
   }
 
-  void warn(const std::string& text) {
-    if (options_.on_warning) options_.on_warning(text);
+  // Callbacks never run under mu_ (they may call status() or cancel()): lines and warnings are
+  // queued (supervisor thread only) and delivered by deliver() once the lock is released.
+  void warn(std::string text) { outbox_.push_back(Outgoing{std::nullopt, std::move(text)}); }
+
+  void deliver() {
+    for (auto& out : outbox_) {
+      if (out.line && options_.on_log) options_.on_log(*out.line);
+      if (!out.line && options_.on_warning) options_.on_warning(out.warning);
+    }
+    outbox_.clear();
   }
 
   void close_proc(Proc& p) {
@@ -159,7 +168,8 @@ class Executor::Impl {
     const std::string line = "[" + pp.prefix + "] " + text + "\n";
     (void)!write(run_log_fd_, line.data(), line.size());
     if (options_.on_log) {
-      options_.on_log(LogLine{pp.prefix, lifecycle_.pod(pod).name, is_stderr, std::move(text)});
+      outbox_.push_back(
+          Outgoing{LogLine{pp.prefix, lifecycle_.pod(pod).name, is_stderr, std::move(text)}, {}});
     }
   }
 
@@ -257,7 +267,7 @@ class Executor::Impl {
       {
         std::lock_guard<std::mutex> lock(mu_);
         const auto now = Clock::now();
-        if (cancel_requested_ && !cancelled) {
+        if (cancel_requested_.load() && !cancelled) {
           cancelled = true;
           lifecycle_.cancel(now);
         }
@@ -266,7 +276,11 @@ class Executor::Impl {
         for (const auto i : actions.stop) stop_pod(i);
         changed = !actions.start.empty() || !actions.stop.empty();
       }
-      if (changed) publish();
+      if (changed) {
+        publish();
+      } else {
+        deliver();
+      }
       // A pod that could not be created changed the state without any descriptor to wake the
       // poll below: step again at once (each failure counts toward backoffLimit, so this ends).
       if (start_failed) continue;
@@ -371,11 +385,13 @@ class Executor::Impl {
           p.kill_at.reset();
         }
       }
+      mu_.unlock();
       if (changed) {
-        mu_.unlock();
         publish();
-        mu_.lock();
+      } else {
+        deliver();
       }
+      mu_.lock();
     }
     // Anything still alive here (a poll failure): kill it, so nothing outlives the run.
     for (auto& [i, p] : procs_) {
@@ -402,7 +418,12 @@ class Executor::Impl {
   detail::Lifecycle lifecycle_;
   std::map<std::size_t, Proc> procs_;  // supervisor thread only
   bool done_ = false;
-  bool cancel_requested_ = false;
+  std::atomic<bool> cancel_requested_{false};
+  struct Outgoing {
+    std::optional<LogLine> line;  ///< a pod's line, or else
+    std::string warning;          ///< a warning
+  };
+  std::vector<Outgoing> outbox_;  // supervisor thread only
   bool state_write_failed_ = false;
   const json::object identity_ = detail::executor_identity();
   int wake_fd_ = -1;
