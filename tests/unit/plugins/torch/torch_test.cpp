@@ -12,9 +12,6 @@ using trainer::FieldErrorType;
 
 namespace {
 
-constexpr const char* kIndexPath =
-    "metadata.annotations['batch.kubernetes.io/job-completion-index']";
-
 trainer::Result<void> enforce(trainer::Info& info, trainer::TrainJob& job) {
   auto plugin = trainer::plugins::make_torch_plugin();
   auto* p = dynamic_cast<trainer::EnforceMLPolicyPlugin*>(plugin.get());
