@@ -23,8 +23,9 @@ std::string read_line(const std::string& path) {
   return line;
 }
 
-// /proc/<pid>/stat field 22 (starttime); "" when there is no such process. The command name
-// (field 2) may hold spaces and parentheses: the fields after it follow the last ')'.
+// /proc/<pid>/stat field 22 (starttime); "" when there is no such process or it has ended (a
+// zombie, `Z`, or dead, `X`, in field 3: gone, only not reaped yet). The command name (field 2)
+// may hold spaces and parentheses: the fields after it follow the last ')'.
 std::string start_time(const std::string& pid) {
   const std::string stat = read_line("/proc/" + pid + "/stat");
   const auto paren = stat.rfind(')');
@@ -32,6 +33,7 @@ std::string start_time(const std::string& pid) {
   std::istringstream fields(stat.substr(paren + 1));
   std::string field;
   for (int n = 3; n <= 22 && fields >> field; ++n) {
+    if (n == 3 && (field == "Z" || field == "X")) return {};
     if (n == 22) return field;
   }
   return {};

@@ -9,6 +9,11 @@
 
 #include <boost/json.hpp>
 
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace {
@@ -47,6 +52,37 @@ TEST_CASE("liveness: this process is alive, and another start time is a reused p
   auto vanished = self;
   vanished["pid"] = 2147483647;  // above pid_max
   CHECK(executor_liveness(vanished) == Liveness::kGone);
+}
+
+TEST_CASE("liveness: an executor that ended but was not reaped yet (a zombie) is gone") {
+  int go[2];
+  REQUIRE(pipe(go) == 0);
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    close(go[1]);
+    char c = 0;
+    (void)!read(go[0], &c, 1);
+    _exit(0);
+  }
+  close(go[0]);
+  // The child's record, as it would have written it: pid and start time from /proc.
+  auto record = executor_identity();
+  record["pid"] = static_cast<std::int64_t>(child);
+  std::ifstream stat("/proc/" + std::to_string(child) + "/stat");
+  std::string line;
+  std::getline(stat, line);
+  std::istringstream fields(line.substr(line.rfind(')') + 1));
+  std::string field;
+  for (int n = 3; n <= 22 && fields >> field; ++n) {
+  }
+  record["startTime"] = field;
+  CHECK(executor_liveness(record) == Liveness::kAlive);
+  close(go[1]);  // the child exits; not reaped yet
+  for (int i = 0; i < 500 && executor_liveness(record) == Liveness::kAlive; ++i) usleep(10000);
+  CHECK(executor_liveness(record) == Liveness::kGone);
+  REQUIRE(waitpid(child, nullptr, 0) == child);
+  CHECK(executor_liveness(record) == Liveness::kGone);
 }
 
 TEST_CASE("liveness: undecidable from another PID namespace or without a record") {
