@@ -20,6 +20,7 @@
 #include <cerrno>
 #include <condition_variable>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -51,6 +52,7 @@ struct Proc {
   Stream out, err;
   int ready_fd = -1;
   std::string ready_buf;
+  pid_t group = -1;  ///< the container's process group (host isolation), from the pod's report
   std::optional<std::chrono::steady_clock::time_point> kill_at;
 };
 
@@ -195,9 +197,10 @@ class Executor::Impl {
     return true;
   }
 
-  // Reads the pod's readiness pipe (non-blocking): `ok` (the container started) or
-  // `error: WHY` (it cannot start; the exit follows). Closes it at end of file or when nothing
-  // is left to read. Returns whether the pod's state changed.
+  // Reads the pod's readiness pipe (non-blocking), one line per report: `pgid N` (host
+  // isolation: the container's process group), `ok` (the container started) or `error: WHY`
+  // (it cannot start; the exit follows). Closes it at end of file or when nothing is left to
+  // read. Returns whether the pod's state changed.
   bool read_ready(std::size_t i, Proc& p, Clock::time_point now) {
     char buf[512];
     const ssize_t n = read(p.ready_fd, buf, sizeof buf);
@@ -207,19 +210,23 @@ class Executor::Impl {
       close(p.ready_fd);
       p.ready_fd = -1;
     }
-    if (p.ready_buf.rfind("ok\n", 0) == 0) {
-      lifecycle_.pod_running(i, now);
-      p.ready_buf.clear();
-      return true;
+    bool changed = false;
+    for (auto nl = p.ready_buf.find('\n'); nl != std::string::npos; nl = p.ready_buf.find('\n')) {
+      const std::string line = p.ready_buf.substr(0, nl);
+      p.ready_buf.erase(0, nl + 1);
+      if (line == "ok") {
+        lifecycle_.pod_running(i, now);
+        changed = true;
+      } else if (line.rfind("error: ", 0) == 0) {
+        // The pod's own stderr (its log) already has the line; the pod's status gets it as the
+        // reason its container did not start.
+        lifecycle_.pod_setup_failed(i, line.substr(7));
+      } else if (line.rfind("pgid ", 0) == 0) {
+        const long group = std::strtol(line.c_str() + 5, nullptr, 10);
+        if (group > 1) p.group = static_cast<pid_t>(group);
+      }
     }
-    if (p.ready_buf.rfind("error: ", 0) == 0 && p.ready_buf.back() == '\n') {
-      // The pod's own stderr (its log) already has the line; the pod's status gets it as the
-      // reason its container did not start.
-      p.ready_buf.pop_back();
-      lifecycle_.pod_setup_failed(i, p.ready_buf.substr(7));
-      p.ready_buf.clear();
-    }
-    return false;
+    return changed;
   }
 
   // Returns false when the pod could not be created (it then counts as a failed pod).
@@ -358,9 +365,15 @@ class Executor::Impl {
               warn("the exit status of pod " + lifecycle_.pod(i).name +
                    " was reaped elsewhere (is SIGCHLD ignored in this process?); counted as 255");
             }
+            // An init killed outright (the backstop, the OOM killer) could not end the
+            // container's group: end it here. While a member lives, the group id is not reused.
+            if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL && p.group > 1) {
+              kill(-p.group, SIGKILL);
+            }
             close(p.pidfd);
             p.pidfd = -1;
             p.pid = -1;
+            p.group = -1;
             p.kill_at.reset();
             // What the pod reported before it ended (a setup error) may not have been read
             // yet: the pidfd can be served before the pipe in the same round.
@@ -397,6 +410,7 @@ class Executor::Impl {
     for (auto& [i, p] : procs_) {
       if (p.pid > 0) {
         kill(p.pid, SIGKILL);
+        if (p.group > 1) kill(-p.group, SIGKILL);
         waitpid(p.pid, nullptr, 0);
         std::lock_guard<std::mutex> lock(mu_);
         lifecycle_.pod_exited(i, 128 + SIGKILL, Clock::now());

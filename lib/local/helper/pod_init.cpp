@@ -10,6 +10,7 @@
 
 #include <boost/json.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -73,7 +74,9 @@ constexpr int kReadyFd = 3;
 // How long a connected rsh agent may take to send its request.
 constexpr int kSessionRequestMs = 5000;
 
-void report(const std::string& line) {
+// One line per report: a newline inside (a program name can hold one) would split it.
+void report(std::string line) {
+  std::replace(line.begin(), line.end(), '\n', ' ');
   const std::string text = line + "\n";
   (void)!write(kReadyFd, text.data(), text.size());
 }
@@ -421,6 +424,9 @@ void kill_everything(const Spec& spec, pid_t main_pid, const std::map<pid_t, Ses
     }
     close(exec_pipe[0]);
   }
+  // Without namespaces the container's process group outlives this init if it is SIGKILLed:
+  // the executor is told the group, to end it then.
+  if (!spec.namespaces && main_pid > 0) report("pgid " + std::to_string(main_pid));
   // A program that could not start is reported as the pod's setup error; its exit status (127,
   // 126 or 125) arrives below as SIGCHLD, which is blocked, so it cannot be lost.
   report(start_error.empty() ? "ok" : "error: " + start_error);

@@ -20,6 +20,8 @@
 #   executorlost  trainerctl run is SIGKILLed with 2 pods running (namespaces and host):
 #             `trainerctl status` reports Failed/ExecutorLost at once, and no process of the run
 #             is left (the pods die with their executor)
+#   helperkilled  --isolation host: the pod helper of a sleeping pod is SIGKILLed: the run
+#             ends Failed and the container's processes do not outlive it
 #   jax       2 nodes on the built-in jax-distributed runtime: JAX_* env, coordinator resolves
 #   xgboost   2 nodes on the built-in xgboost-distributed runtime: DMLC_* env, tracker resolves
 #   mpi       examples/ddp/trainjob.yaml on the built-in deepspeed-distributed runtime (2 nodes x
@@ -486,6 +488,35 @@ case_executorlost() {
   sed -i "s/\"pid\":$$,\"startTime\":\"$start\"/\"pid\":$$,\"startTime\":\"1$start\"/" "$tmp/run/state.json"
   "$trainerctl" status "$tmp/run" | grep -q "reason=ExecutorLost" || fail "a reused pid taken for the executor"
   echo "executorlost: ok"
+}
+
+case_helperkilled() {
+  local mark="helper-$$-$RANDOM" i
+  runtime "$tmp/rt.yaml" ""
+  trainjob "$tmp/tj.yaml" 1 "" "{name: PROBE_SLEEP, value: \"300\"}, {name: PROBE_MARK, value: $mark}"
+  timeout 60 "$trainerctl" run -f "$tmp/tj.yaml" -f "$tmp/rt.yaml" --run-dir "$tmp/run" \
+    --isolation host >"$tmp/out" 2>"$tmp/err" &
+  local ctl=$!
+  for i in $(seq 1 100); do
+    [[ $(run_pids "$mark" | wc -l) -ge 1 ]] && break
+    sleep 0.2
+  done
+  [[ $(run_pids "$mark" | wc -l) -ge 1 ]] || fail "the trainer pod never started: $(cat "$tmp/err")"
+  local helper
+  helper=$(grep -o '"prefix":"node-0-0"[^}]*"pid":[0-9]*' "$tmp/run/state.json" | grep -o '"pid":[0-9]*' | cut -d: -f2)
+  [[ -n $helper && $helper -gt 0 ]] || fail "no pid of the pod helper in state.json"
+  kill -KILL "$helper"
+  local rc=0
+  wait "$ctl" || rc=$?
+  cat "$tmp/err"
+  [[ $rc -eq 1 ]] || fail "trainerctl run exited $rc after its pod helper was killed, expected 1"
+  err_has "pod probe-node-0-0-0: Error: exit code 137 (signal 9)"
+  for i in $(seq 1 50); do
+    [[ -z $(run_pids "$mark") ]] && break
+    sleep 0.1
+  done
+  [[ -z $(run_pids "$mark") ]] || fail "the container outlived its pod helper: $(run_pids "$mark")"
+  echo "helperkilled: ok"
 }
 
 case_host() {
