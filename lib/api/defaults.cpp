@@ -3,6 +3,7 @@
 // The CRD schema defaults of reference section 1.13. Every default fills a field only when it
 // is absent, so applying them twice changes nothing.
 #include "trainer/defaults.hpp"
+#include "api/json_path.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
@@ -11,6 +12,8 @@ namespace trainer {
 namespace {
 
 namespace json = boost::json;
+using detail::find_array;
+using detail::find_object;
 
 template <class T, class V>
 void default_to(std::optional<T>& field, V&& value) {
@@ -27,16 +30,6 @@ void default_key(json::object& o, std::string_view key, json::value value) {
   }
 }
 
-json::object* object_at(json::object& o, std::string_view key) {
-  json::value* v = o.if_contains(key);
-  return v != nullptr && v->is_object() ? &v->get_object() : nullptr;
-}
-
-json::array* array_at(json::object& o, std::string_view key) {
-  json::value* v = o.if_contains(key);
-  return v != nullptr && v->is_array() ? &v->get_array() : nullptr;
-}
-
 void default_secret_ref(std::optional<StorageInitializer>& init) {
   if (init && init->secret_ref) default_to(init->secret_ref->name, std::string());
 }
@@ -44,11 +37,11 @@ void default_secret_ref(std::optional<StorageInitializer>& init) {
 // core/v1 ContainerPort.protocol inside the pod template of every replicated job.
 void default_container_ports(json::object& pod_spec) {
   for (const char* list : {"initContainers", "containers"}) {
-    json::array* containers = array_at(pod_spec, list);
+    json::array* containers = find_array(pod_spec, list);
     if (containers == nullptr) continue;
     for (json::value& c : *containers) {
       if (!c.is_object()) continue;
-      json::array* ports = array_at(c.get_object(), "ports");
+      json::array* ports = find_array(c.get_object(), "ports");
       if (ports == nullptr) continue;
       for (json::value& p : *ports) {
         if (p.is_object()) default_key(p.get_object(), "protocol", json::string("TCP"));
@@ -58,21 +51,21 @@ void default_container_ports(json::object& pod_spec) {
 }
 
 void default_jobset_spec(json::object& spec) {
-  if (json::array* jobs = array_at(spec, "replicatedJobs")) {
+  if (json::array* jobs = find_array(spec, "replicatedJobs")) {
     for (json::value& job : *jobs) {
       if (!job.is_object()) continue;
       json::object& j = job.get_object();
       default_key(j, "groupName", json::string("default"));
       default_key(j, "replicas", json::value(std::int64_t{1}));
       // replicatedJobs[].template.spec.template.spec
-      json::object* pod_spec = object_at(j, "template");
+      json::object* pod_spec = find_object(j, "template");
       for (const char* key : {"spec", "template", "spec"}) {
-        if (pod_spec != nullptr) pod_spec = object_at(*pod_spec, key);
+        if (pod_spec != nullptr) pod_spec = find_object(*pod_spec, key);
       }
       if (pod_spec != nullptr) default_container_ports(*pod_spec);
     }
   }
-  if (json::object* failure = object_at(spec, "failurePolicy")) {
+  if (json::object* failure = find_object(spec, "failurePolicy")) {
     default_key(*failure, "restartStrategy", json::string("Recreate"));
   }
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Inputs of the C ABI: parse limits from trainer_parse_options, object streams in which a `v1`
 // List stands for its items, and the header fields of an object.
+#include "api/json_path.hpp"
 #include "capi/capi.hpp"
-#include "framework/json_path.hpp"
 
 namespace trainer::capi {
 

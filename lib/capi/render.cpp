@@ -2,8 +2,8 @@
 // trainer_render*: the C face of trainer::render_documents. Objects are serialized once, when
 // the result is made, so that the accessors only hand out pointers and the result is immutable.
 #include "trainer/render.hpp"
+#include "api/json_path.hpp"
 #include "capi/capi.hpp"
-#include "framework/json_path.hpp"
 #include "trainer/ssh.hpp"
 
 #include <boost/json/array.hpp>

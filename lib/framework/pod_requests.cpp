@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // Kubernetes PodRequests and the resources merge of `resourcesPerNode`.
+#include "api/json_path.hpp"
 #include "framework/framework_internal.hpp"
-#include "framework/json_path.hpp"
 
 #include "kube/quantity_json.hpp"
 

@@ -5,8 +5,8 @@
 #include "trainer/render.hpp"
 
 #include "admission/admission_internal.hpp"
+#include "api/json_path.hpp"
 #include "framework/framework_internal.hpp"
-#include "framework/json_path.hpp"
 #include "framework/snapshot.hpp"
 #include "trainer/codec.hpp"
 #include "validation/rules.hpp"

@@ -2,8 +2,8 @@
 //
 // Upstream `newRuntimeInfo` (reference 3.6): how a runtime and a TrainJob are merged into the
 // `Info` every plugin works on.
+#include "api/json_path.hpp"
 #include "framework/framework_internal.hpp"
-#include "framework/json_path.hpp"
 #include "kube/strategic_merge.hpp"
 #include "trainer/codec.hpp"
 #include "trainer/render.hpp"

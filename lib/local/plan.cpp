@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "local/plan.hpp"
+#include "api/json_path.hpp"
 
 #include "kube/names.hpp"
 #include "local/path_rules.hpp"
@@ -12,17 +13,9 @@
 
 namespace trainer::local::detail {
 namespace json = boost::json;
+using trainer::detail::find_array;
+using trainer::detail::find_object;
 namespace {
-
-const json::object* object_at(const json::object& o, std::string_view key) {
-  const auto* v = o.if_contains(key);
-  return v != nullptr ? v->if_object() : nullptr;
-}
-
-const json::array* array_at(const json::object& o, std::string_view key) {
-  const auto* v = o.if_contains(key);
-  return v != nullptr ? v->if_array() : nullptr;
-}
 
 std::string string_at(const json::object& o, std::string_view key) {
   const auto* v = o.if_contains(key);
@@ -81,13 +74,13 @@ struct Reader {
   }
 
   void read_config_map(const json::object& o) {
-    const auto* meta = object_at(o, "metadata");
+    const auto* meta = find_object(o, "metadata");
     const std::string name = meta != nullptr ? string_at(*meta, "name") : "";
-    data_keys("ConfigMap(" + name + ").data", object_at(o, "data"));
-    data_keys("ConfigMap(" + name + ").binaryData", object_at(o, "binaryData"));
-    auto data = string_map(object_at(o, "data"));
+    data_keys("ConfigMap(" + name + ").data", find_object(o, "data"));
+    data_keys("ConfigMap(" + name + ").binaryData", find_object(o, "binaryData"));
+    auto data = string_map(find_object(o, "data"));
     // binaryData is base64 like Secret data; both end up as file contents or env values.
-    if (const auto* bin = object_at(o, "binaryData")) {
+    if (const auto* bin = find_object(o, "binaryData")) {
       for (const auto& kv : *bin) {
         if (!kv.value().is_string()) continue;
         if (auto bytes = trainer::detail::base64_decode(kv.value().get_string())) {
@@ -102,13 +95,13 @@ struct Reader {
   }
 
   void read_secret(const json::object& o) {
-    const auto* meta = object_at(o, "metadata");
+    const auto* meta = find_object(o, "metadata");
     const std::string name = meta != nullptr ? string_at(*meta, "name") : "";
     // stringData is merged into data before the API server validates the keys.
-    data_keys("Secret(" + name + ").data", object_at(o, "data"));
-    data_keys("Secret(" + name + ").data", object_at(o, "stringData"));
+    data_keys("Secret(" + name + ").data", find_object(o, "data"));
+    data_keys("Secret(" + name + ").data", find_object(o, "stringData"));
     std::map<std::string, std::string> data;
-    if (const auto* d = object_at(o, "data")) {
+    if (const auto* d = find_object(o, "data")) {
       for (const auto& kv : *d) {
         if (!kv.value().is_string()) continue;
         if (auto bytes = trainer::detail::base64_decode(kv.value().get_string())) {
@@ -120,13 +113,13 @@ struct Reader {
         }
       }
     }
-    for (const auto& [k, v] : string_map(object_at(o, "stringData"))) data[k] = v;
+    for (const auto& [k, v] : string_map(find_object(o, "stringData"))) data[k] = v;
     plan.secrets[name] = std::move(data);
   }
 
   void read_train_job(const json::object& o) {
-    if (const auto* meta = object_at(o, "metadata")) plan.train_job = string_at(*meta, "name");
-    if (const auto* spec = object_at(o, "spec")) {
+    if (const auto* meta = find_object(o, "metadata")) plan.train_job = string_at(*meta, "name");
+    if (const auto* spec = find_object(o, "spec")) {
       if (auto d = int_at(*spec, "activeDeadlineSeconds")) plan.train_job_deadline_seconds = *d;
       if (bool_at(*spec, "suspend")) plan.suspend = true;
     }
@@ -134,7 +127,7 @@ struct Reader {
 
   std::vector<Volume> read_volumes(const json::object& pod_spec, const std::string& path) {
     std::vector<Volume> out;
-    const auto* volumes = array_at(pod_spec, "volumes");
+    const auto* volumes = find_array(pod_spec, "volumes");
     if (volumes == nullptr) return out;
     std::set<std::string> names;
     for (std::size_t i = 0; i < volumes->size(); ++i) {
@@ -156,9 +149,9 @@ struct Reader {
       if (!names.insert(vol.name).second) {
         errors.push_back(field_duplicate(name_path, json::value(vol.name)));
       }
-      if (object_at(*v, "emptyDir") != nullptr) {
+      if (find_object(*v, "emptyDir") != nullptr) {
         vol.kind = Volume::Kind::kEmptyDir;
-      } else if (const auto* pvc = object_at(*v, "persistentVolumeClaim")) {
+      } else if (const auto* pvc = find_object(*v, "persistentVolumeClaim")) {
         vol.kind = Volume::Kind::kClaim;
         vol.claim = string_at(*pvc, "claimName");
         // Required upstream; a claim is a PersistentVolumeClaim name (a DNS-1123 subdomain),
@@ -169,7 +162,7 @@ struct Reader {
         } else {
           name_rule(claim_path, vol.claim, trainer::detail::is_dns1123_subdomain(vol.claim));
         }
-      } else if (const auto* hp = object_at(*v, "hostPath")) {
+      } else if (const auto* hp = find_object(*v, "hostPath")) {
         vol.kind = Volume::Kind::kHostPath;
         vol.host_path = string_at(*hp, "path");
         // validateHostPathVolumeSource: required, no `..` element.
@@ -178,10 +171,10 @@ struct Reader {
         } else {
           add(validate_path_no_backsteps(vpath + ".hostPath.path", vol.host_path));
         }
-      } else if (const auto* cm = object_at(*v, "configMap")) {
+      } else if (const auto* cm = find_object(*v, "configMap")) {
         vol.kind = Volume::Kind::kFiles;
         read_files(*cm, "name", false, vpath + ".configMap", vol);
-      } else if (const auto* sec = object_at(*v, "secret")) {
+      } else if (const auto* sec = find_object(*v, "secret")) {
         vol.kind = Volume::Kind::kFiles;
         vol.secret = true;
         read_files(*sec, "secretName", true, vpath + ".secret", vol);
@@ -205,7 +198,7 @@ struct Reader {
     // path (relative, without `..`) and mode, whether or not the object is among the inputs.
     const auto default_mode_value = int_at(src, "defaultMode");
     if (default_mode_value) add(validate_file_mode(path + ".defaultMode", *default_mode_value));
-    const auto* items = array_at(src, "items");
+    const auto* items = find_array(src, "items");
     if (items != nullptr) {
       for (std::size_t i = 0; i < items->size(); ++i) {
         const auto* item = (*items)[i].if_object();
@@ -262,7 +255,7 @@ struct Reader {
     out.name = string_at(c, "name");
     out.path = path;
     for (const char* key : {"command", "args"}) {
-      if (const auto* list = array_at(c, key)) {
+      if (const auto* list = find_array(c, key)) {
         for (const auto& s : *list) {
           if (s.is_string()) out.command.emplace_back(s.get_string());
         }
@@ -273,9 +266,9 @@ struct Reader {
                "the image is not pulled locally, so its entrypoint is unknown: set command");
     }
     out.working_dir = string_at(c, "workingDir");
-    if (const auto* env = array_at(c, "env")) out.env = *env;
-    if (const auto* env_from = array_at(c, "envFrom")) out.env_from = *env_from;
-    if (const auto* mounts = array_at(c, "volumeMounts")) {
+    if (const auto* env = find_array(c, "env")) out.env = *env;
+    if (const auto* env_from = find_array(c, "envFrom")) out.env_from = *env_from;
+    if (const auto* mounts = find_array(c, "volumeMounts")) {
       std::set<std::string> mount_points;
       for (std::size_t i = 0; i < mounts->size(); ++i) {
         const auto* mo = (*mounts)[i].if_object();
@@ -309,7 +302,7 @@ struct Reader {
   }
 
   void read_jobset(const json::object& js) {
-    const auto* meta = object_at(js, "metadata");
+    const auto* meta = find_object(js, "metadata");
     if (meta != nullptr) {
       plan.jobset = string_at(*meta, "name");
       plan.namespace_ = string_at(*meta, "namespace");
@@ -329,14 +322,14 @@ struct Reader {
       name_rule("JobSet.metadata.namespace", plan.namespace_,
                 trainer::detail::is_dns1123_label(plan.namespace_));
     }
-    const auto* spec = object_at(js, "spec");
+    const auto* spec = find_object(js, "spec");
     if (spec == nullptr) {
       required("JobSet.spec", "");
       return;
     }
     if (bool_at(*spec, "suspend")) plan.suspend = true;
     plan.subdomain = plan.jobset;
-    if (const auto* net = object_at(*spec, "network")) {
+    if (const auto* net = find_object(*spec, "network")) {
       const auto sub = string_at(*net, "subdomain");
       if (!sub.empty()) {
         // It becomes every pod's spec.subdomain, which the API server holds to a DNS-1123 label,
@@ -345,10 +338,10 @@ struct Reader {
         plan.subdomain = sub;
       }
     }
-    if (const auto* fp = object_at(*spec, "failurePolicy")) {
+    if (const auto* fp = find_object(*spec, "failurePolicy")) {
       plan.has_failure_policy = true;
       plan.max_restarts = int_at(*fp, "maxRestarts").value_or(0);
-      if (const auto* rules = array_at(*fp, "rules")) {
+      if (const auto* rules = find_array(*fp, "rules")) {
         for (const auto& r : *rules) {
           const auto* ro = r.if_object();
           if (ro == nullptr) continue;
@@ -357,7 +350,7 @@ struct Reader {
             auto& dst = std::string_view(key) == "onJobFailureReasons"
                             ? rule.on_job_failure_reasons
                             : rule.target_replicated_jobs;
-            if (const auto* list = array_at(*ro, key)) {
+            if (const auto* list = find_array(*ro, key)) {
               for (const auto& s : *list) {
                 if (s.is_string()) dst.emplace_back(s.get_string());
               }
@@ -367,24 +360,24 @@ struct Reader {
         }
       }
     }
-    if (const auto* sp = object_at(*spec, "successPolicy")) {
+    if (const auto* sp = find_object(*spec, "successPolicy")) {
       const auto op = string_at(*sp, "operator");
       if (!op.empty()) plan.success_operator = op;
-      if (const auto* targets = array_at(*sp, "targetReplicatedJobs")) {
+      if (const auto* targets = find_array(*sp, "targetReplicatedJobs")) {
         for (const auto& s : *targets) {
           if (s.is_string()) plan.success_targets.emplace_back(s.get_string());
         }
       }
     }
     std::map<std::string, std::string> claim_templates;  // template name -> claim folder name
-    if (const auto* vcp = array_at(*spec, "volumeClaimPolicies")) {
+    if (const auto* vcp = find_array(*spec, "volumeClaimPolicies")) {
       for (std::size_t p = 0; p < vcp->size(); ++p) {
         const auto* po = (*vcp)[p].if_object();
-        const auto* templates = po != nullptr ? array_at(*po, "templates") : nullptr;
+        const auto* templates = po != nullptr ? find_array(*po, "templates") : nullptr;
         if (templates == nullptr) continue;
         for (std::size_t t = 0; t < templates->size(); ++t) {
           const auto* to = (*templates)[t].if_object();
-          const auto* tm = to != nullptr ? object_at(*to, "metadata") : nullptr;
+          const auto* tm = to != nullptr ? find_object(*to, "metadata") : nullptr;
           if (tm == nullptr) continue;
           // A claim template's name is a PersistentVolumeClaim name and a claim folder.
           const std::string name = string_at(*tm, "name");
@@ -395,7 +388,7 @@ struct Reader {
         }
       }
     }
-    const auto* rjobs = array_at(*spec, "replicatedJobs");
+    const auto* rjobs = find_array(*spec, "replicatedJobs");
     if (rjobs == nullptr || rjobs->empty()) {
       required("JobSet.spec.replicatedJobs", "at least one replicated job");
       return;
@@ -424,23 +417,23 @@ struct Reader {
     rplan.replicas = int_at(*rj, "replicas").value_or(1);
     if (rplan.replicas < 0)
       invalid(path + ".replicas", json::value(rplan.replicas), "must be >= 0");
-    if (const auto* deps = array_at(*rj, "dependsOn")) {
+    if (const auto* deps = find_array(*rj, "dependsOn")) {
       for (const auto& d : *deps) {
         const auto* dobj = d.if_object();
         if (dobj != nullptr)
           rplan.depends_on.push_back({string_at(*dobj, "name"), string_at(*dobj, "status")});
       }
     }
-    const auto* job_template = object_at(*rj, "template");
-    const auto* job_spec = job_template != nullptr ? object_at(*job_template, "spec") : nullptr;
-    const auto* pod_template = job_spec != nullptr ? object_at(*job_spec, "template") : nullptr;
-    const auto* pod_spec = pod_template != nullptr ? object_at(*pod_template, "spec") : nullptr;
+    const auto* job_template = find_object(*rj, "template");
+    const auto* job_spec = job_template != nullptr ? find_object(*job_template, "spec") : nullptr;
+    const auto* pod_template = job_spec != nullptr ? find_object(*job_spec, "template") : nullptr;
+    const auto* pod_spec = pod_template != nullptr ? find_object(*pod_template, "spec") : nullptr;
     const std::string pod_path = path + ".template.spec.template.spec";
     if (pod_spec == nullptr) {
       required(pod_path, "");
       return;
     }
-    const auto* containers = array_at(*pod_spec, "containers");
+    const auto* containers = find_array(*pod_spec, "containers");
     if (containers == nullptr || containers->empty() || !(*containers)[0].is_object()) {
       required(pod_path + ".containers", "one container");
       return;
@@ -450,7 +443,7 @@ struct Reader {
                               string_at((*containers)[0].get_object(), "name") +
                               "\") runs locally; the others are ignored");
     }
-    if (const auto* init = array_at(*pod_spec, "initContainers");
+    if (const auto* init = find_array(*pod_spec, "initContainers");
         init != nullptr && !init->empty()) {
       plan.warnings.push_back(pod_path + ".initContainers: init containers do not run locally");
     }
@@ -483,8 +476,8 @@ struct Reader {
         int_at(*job_spec, "completions").value_or(int_at(*job_spec, "parallelism").value_or(1));
     const auto backoff = int_at(*job_spec, "backoffLimit").value_or(6);
     const auto deadline = int_at(*job_spec, "activeDeadlineSeconds");
-    const auto pod_meta = object_at(*pod_template, "metadata");
-    const auto job_meta = object_at(*job_template, "metadata");
+    const auto pod_meta = find_object(*pod_template, "metadata");
+    const auto job_meta = find_object(*job_template, "metadata");
     const auto grace = int_at(*pod_spec, "terminationGracePeriodSeconds").value_or(30);
     const bool sshd =
         !container.command.empty() &&
@@ -517,11 +510,11 @@ struct Reader {
         pod.holds_namespaces_only = sshd;
         pod.service_account = string_at(*pod_spec, "serviceAccountName");
         // The labels and annotations JobSet and the Job controller put on every pod.
-        pod.labels = job_meta != nullptr ? string_map(object_at(*job_meta, "labels"))
+        pod.labels = job_meta != nullptr ? string_map(find_object(*job_meta, "labels"))
                                          : std::map<std::string, std::string>{};
         if (pod_meta != nullptr) {
-          for (auto& [k, v] : string_map(object_at(*pod_meta, "labels"))) pod.labels[k] = v;
-          pod.annotations = string_map(object_at(*pod_meta, "annotations"));
+          for (auto& [k, v] : string_map(find_object(*pod_meta, "labels"))) pod.labels[k] = v;
+          pod.annotations = string_map(find_object(*pod_meta, "annotations"));
         }
         const std::string index = std::to_string(p);
         for (auto* m : {&pod.labels, &pod.annotations}) {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtimes/builtin_inputs.hpp"
 
-#include "framework/json_path.hpp"
+#include "api/json_path.hpp"
 #include "trainer/admission.hpp"
 #include "trainer/codec.hpp"
 #include "trainer/model.hpp"

@@ -4,6 +4,7 @@
 // validation (k8s.io/kubernetes pkg/apis/core/validation: ValidateResourceQuantityValue,
 // validateVolumeSource's emptyDir rule).
 #include "validation/quantity_rules.hpp"
+#include "api/json_path.hpp"
 
 #include "kube/names.hpp"
 
@@ -21,16 +22,6 @@ bool is_extended_resource_name(std::string_view name) {
   if (name.find("kubernetes.io/") != std::string_view::npos) return false;
   if (name.rfind("requests.", 0) == 0) return false;
   return is_qualified_name("requests." + std::string(name)).empty();
-}
-
-const json::object* if_object(const json::object& o, std::string_view key) {
-  const auto* v = o.if_contains(key);
-  return v != nullptr ? v->if_object() : nullptr;
-}
-
-const json::array* if_array(const json::object& o, std::string_view key) {
-  const auto* v = o.if_contains(key);
-  return v != nullptr ? v->if_array() : nullptr;
 }
 
 void container_list(Errors& errs, const std::string& path, const json::array* containers) {
@@ -100,7 +91,7 @@ void check_resource_requirements(Errors& errs, const std::string& path, const js
 }
 
 void check_volume_quantities(Errors& errs, const std::string& path, const json::object& volume) {
-  if (const auto* empty_dir = if_object(volume, "emptyDir")) {
+  if (const auto* empty_dir = find_object(volume, "emptyDir")) {
     if (const auto* size = empty_dir->if_contains("sizeLimit")) {
       const std::string p = child(path, "emptyDir.sizeLimit");
       const auto q = check_quantity(errs, p, *size);
@@ -109,9 +100,9 @@ void check_volume_quantities(Errors& errs, const std::string& path, const json::
       }
     }
   }
-  if (const auto* ephemeral = if_object(volume, "ephemeral")) {
-    if (const auto* tmpl = if_object(*ephemeral, "volumeClaimTemplate")) {
-      if (const auto* spec = if_object(*tmpl, "spec")) {
+  if (const auto* ephemeral = find_object(volume, "ephemeral")) {
+    if (const auto* tmpl = find_object(*ephemeral, "volumeClaimTemplate")) {
+      if (const auto* spec = find_object(*tmpl, "spec")) {
         if (const auto* r = spec->if_contains("resources")) {
           check_resource_requirements(
               errs, child(path, "ephemeral.volumeClaimTemplate.spec.resources"), *r);
@@ -123,17 +114,17 @@ void check_volume_quantities(Errors& errs, const std::string& path, const json::
 
 void check_pod_spec_quantities(Errors& errs, const std::string& path,
                                const json::object& pod_spec) {
-  if (const auto* volumes = if_array(pod_spec, "volumes")) {
+  if (const auto* volumes = find_array(pod_spec, "volumes")) {
     for (std::size_t i = 0; i < volumes->size(); ++i) {
       if (const auto* volume = (*volumes)[i].if_object()) {
         check_volume_quantities(errs, index(child(path, "volumes"), i), *volume);
       }
     }
   }
-  container_list(errs, child(path, "initContainers"), if_array(pod_spec, "initContainers"));
-  container_list(errs, child(path, "containers"), if_array(pod_spec, "containers"));
+  container_list(errs, child(path, "initContainers"), find_array(pod_spec, "initContainers"));
+  container_list(errs, child(path, "containers"), find_array(pod_spec, "containers"));
   container_list(errs, child(path, "ephemeralContainers"),
-                 if_array(pod_spec, "ephemeralContainers"));
+                 find_array(pod_spec, "ephemeralContainers"));
   if (const auto* overhead = pod_spec.if_contains("overhead")) {
     check_resource_list(errs, child(path, "overhead"), *overhead);
   }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "common/resources.hpp"
+#include "api/json_path.hpp"
 
 #include "kube/apply.hpp"
 #include "trainer/quantity.hpp"
@@ -18,6 +19,8 @@ namespace trainer::plugins::detail {
 namespace {
 
 namespace json = boost::json;
+using trainer::detail::find_array;
+using trainer::detail::find_object;
 
 template <class InfoT>
 auto* pod_set_by_ancestor(InfoT& info, std::string_view ancestor) {
@@ -52,16 +55,6 @@ auto* container_in_pod_set(PodSetT* ps, std::string_view name) {
   auto it = std::find_if(ps->init_containers.begin(), ps->init_containers.end(),
                          [&](const Container& c) { return c.name == name; });
   return it == ps->init_containers.end() ? found : &*it;
-}
-
-const json::object* object_at(const json::object& obj, std::string_view key) {
-  const auto* v = obj.if_contains(key);
-  return v != nullptr ? v->if_object() : nullptr;
-}
-
-const json::array* array_at(const json::object& obj, std::string_view key) {
-  const auto* v = obj.if_contains(key);
-  return v != nullptr ? v->if_array() : nullptr;
 }
 
 bool string_equals(const json::object& obj, std::string_view key, std::string_view want) {
@@ -125,34 +118,34 @@ const Container* find_container_by_pod_set_name(const Info& info, std::string_vi
 }
 
 std::optional<json::object> extract_resource_per_node_from_runtime(const Info& info) {
-  const auto* jobs = array_at(info.template_spec.jobset_spec, "replicatedJobs");
+  const auto* jobs = find_array(info.template_spec.jobset_spec, "replicatedJobs");
   if (jobs == nullptr) return std::nullopt;
   for (const auto& job_value : *jobs) {
     const auto* job = job_value.if_object();
     if (job == nullptr) continue;
-    const auto* tmpl = object_at(*job, "template");
+    const auto* tmpl = find_object(*job, "template");
     const json::object* labels = nullptr;
     if (tmpl != nullptr) {
-      if (const auto* meta = object_at(*tmpl, "metadata")) labels = object_at(*meta, "labels");
+      if (const auto* meta = find_object(*tmpl, "metadata")) labels = find_object(*meta, "labels");
     }
     const bool is_trainer =
         labels != nullptr && string_equals(*labels, kAncestorLabel, kAncestorTrainer);
     if (!string_equals(*job, "name", kNode) && !is_trainer) continue;
     const json::object* pod_spec = nullptr;
     if (tmpl != nullptr) {
-      if (const auto* job_spec = object_at(*tmpl, "spec")) {
-        if (const auto* pod_tmpl = object_at(*job_spec, "template")) {
-          pod_spec = object_at(*pod_tmpl, "spec");
+      if (const auto* job_spec = find_object(*tmpl, "spec")) {
+        if (const auto* pod_tmpl = find_object(*job_spec, "template")) {
+          pod_spec = find_object(*pod_tmpl, "spec");
         }
       }
     }
-    const auto* containers = pod_spec != nullptr ? array_at(*pod_spec, "containers") : nullptr;
+    const auto* containers = pod_spec != nullptr ? find_array(*pod_spec, "containers") : nullptr;
     if (containers == nullptr) continue;
     for (const auto& c : *containers) {
       const auto* container = c.if_object();
       if (container == nullptr || !string_equals(*container, "name", kNode)) continue;
       json::object out;
-      if (const auto* res = object_at(*container, "resources")) {
+      if (const auto* res = find_object(*container, "resources")) {
         if (const auto* limits = res->if_contains("limits")) out["limits"] = *limits;
         if (const auto* requests = res->if_contains("requests")) out["requests"] = *requests;
       }
@@ -170,9 +163,9 @@ json::object resources_per_node(const Info& info, const TrainJob& job) {
 }
 
 Result<std::int64_t> gpu_count_per_node(const json::object& resources) {
-  auto requested = num_gpu(object_at(resources, "requests"));
+  auto requested = num_gpu(find_object(resources, "requests"));
   if (!requested) return requested;
-  auto limited = num_gpu(object_at(resources, "limits"));
+  auto limited = num_gpu(find_object(resources, "limits"));
   if (!limited) return limited;
   if (*requested == 0 && *limited > 0) return *limited;
   return *requested;
@@ -181,9 +174,9 @@ Result<std::int64_t> gpu_count_per_node(const json::object& resources) {
 Result<std::int64_t> cpu_count_per_node(const json::object& resources) {
   const json::value* request = nullptr;
   const json::value* limit = nullptr;
-  if (const auto* requests = object_at(resources, "requests"))
+  if (const auto* requests = find_object(resources, "requests"))
     request = requests->if_contains("cpu");
-  if (const auto* limits = object_at(resources, "limits")) limit = limits->if_contains("cpu");
+  if (const auto* limits = find_object(resources, "limits")) limit = limits->if_contains("cpu");
   if (request != nullptr) {
     auto q = trainer::detail::quantity_from_json(*request, "cpu");
     if (!q) return tl::unexpected<Error>(q.error());

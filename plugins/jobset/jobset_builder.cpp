@@ -3,8 +3,8 @@
 // Build (reference 4.1.3-4.1.5): the JobSet as the controller applies it.
 #include "jobset_internal.hpp"
 
+#include "api/json_path.hpp"
 #include "framework/framework_internal.hpp"
-#include "framework/json_path.hpp"
 #include "kube/apply.hpp"
 
 #include <string>

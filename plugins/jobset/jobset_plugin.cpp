@@ -4,8 +4,8 @@
 #include "jobset_plugin.hpp"
 #include "jobset_internal.hpp"
 
+#include "api/json_path.hpp"
 #include "framework/framework_internal.hpp"
-#include "framework/json_path.hpp"
 
 #include <string>
 

@@ -3,8 +3,8 @@
 // Admission rules of the JobSet plugin (reference 2.3.1, J1-J14).
 #include "jobset_internal.hpp"
 
+#include "api/json_path.hpp"
 #include "framework/framework_internal.hpp"
-#include "framework/json_path.hpp"
 #include "kube/names.hpp"
 #include "trainer/codec.hpp"
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "torch/torchtune.hpp"
+#include "api/json_path.hpp"
 
 #include "common/resources.hpp"
 
@@ -12,6 +13,7 @@ namespace trainer::plugins::detail {
 namespace {
 
 namespace json = boost::json;
+using trainer::detail::find_object;
 
 constexpr const char* kLlama32_1B = "llama3_2/1B";
 constexpr const char* kLlama32_3B = "llama3_2/3B";
@@ -55,11 +57,6 @@ const std::vector<std::string>& args_of(const TrainJob& job) {
   static const std::vector<std::string> kNone;
   if (job.spec.trainer && job.spec.trainer->args) return *job.spec.trainer->args;
   return kNone;
-}
-
-const json::object* object_at(const json::object& obj, std::string_view key) {
-  const auto* v = obj.if_contains(key);
-  return v != nullptr ? v->if_object() : nullptr;
 }
 
 }  // namespace
@@ -152,17 +149,17 @@ std::vector<std::string> torchtune_overrides_from_runtime(const Info& info) {
   if (jobs == nullptr) return overrides;
   for (const auto& job_value : *jobs) {
     const auto* job = job_value.if_object();
-    const auto* tmpl = job != nullptr ? object_at(*job, "template") : nullptr;
-    const auto* meta = tmpl != nullptr ? object_at(*tmpl, "metadata") : nullptr;
-    const auto* labels = meta != nullptr ? object_at(*meta, "labels") : nullptr;
+    const auto* tmpl = job != nullptr ? find_object(*job, "template") : nullptr;
+    const auto* meta = tmpl != nullptr ? find_object(*tmpl, "metadata") : nullptr;
+    const auto* labels = meta != nullptr ? find_object(*meta, "labels") : nullptr;
     const auto* ancestor = labels != nullptr ? labels->if_contains(kAncestorLabel) : nullptr;
     if (ancestor == nullptr || !ancestor->is_string() ||
         ancestor->get_string() != kAncestorTrainer) {
       continue;
     }
-    const auto* job_spec = object_at(*tmpl, "spec");
-    const auto* pod_tmpl = job_spec != nullptr ? object_at(*job_spec, "template") : nullptr;
-    const auto* pod_spec = pod_tmpl != nullptr ? object_at(*pod_tmpl, "spec") : nullptr;
+    const auto* job_spec = find_object(*tmpl, "spec");
+    const auto* pod_tmpl = job_spec != nullptr ? find_object(*job_spec, "template") : nullptr;
+    const auto* pod_spec = pod_tmpl != nullptr ? find_object(*pod_tmpl, "spec") : nullptr;
     const auto* containers_value =
         pod_spec != nullptr ? pod_spec->if_contains("containers") : nullptr;
     const auto* containers = containers_value != nullptr ? containers_value->if_array() : nullptr;

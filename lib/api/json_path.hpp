@@ -37,6 +37,19 @@ namespace trainer::detail {
   return cur;
 }
 
+/// The object at `key` of `obj`, or null when it is missing or not an object.
+[[nodiscard]] inline const boost::json::object* find_object(const boost::json::object& obj,
+                                                            std::string_view key) {
+  const auto* v = obj.if_contains(key);
+  return v != nullptr ? v->if_object() : nullptr;
+}
+
+[[nodiscard]] inline boost::json::object* find_object(boost::json::object& obj,
+                                                      std::string_view key) {
+  auto* v = obj.if_contains(key);
+  return v != nullptr ? v->if_object() : nullptr;
+}
+
 /// The object at `path`, created (replacing null or non-object values) where missing.
 [[nodiscard]] inline boost::json::object& ensure_object(
     boost::json::object& root, std::initializer_list<std::string_view> path) {
