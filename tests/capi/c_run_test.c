@@ -156,7 +156,7 @@ static void test_failed(const char* dir) {
   trainer_error* err = NULL;
   CHECK(trainer_run_start(yaml, strlen(yaml), &o, &run, &err) == TRAINER_OK);
   int32_t phase = -1;
-  CHECK(trainer_run_wait(run, -1, &phase, &err) == TRAINER_OK);
+  CHECK(trainer_run_wait(run, 120000, &phase, &err) == TRAINER_OK);
   CHECK(phase == TRAINER_RUN_FAILED);
   trainer_run_free(run);
   CHECK(s.freed == 1);
