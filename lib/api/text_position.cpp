@@ -45,6 +45,21 @@ std::optional<std::size_t> find_invalid_utf8(std::string_view text) noexcept {
   return std::nullopt;
 }
 
+std::string escape_invalid_utf8(std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  while (const auto bad = find_invalid_utf8(text)) {
+    const auto b = static_cast<unsigned char>(text[*bad]);
+    out.append(text.substr(0, *bad));
+    out += "\\x";
+    out += kHex[b >> 4U];
+    out += kHex[b & 0xFU];
+    text.remove_prefix(*bad + 1);
+  }
+  out.append(text);
+  return out;
+}
+
 std::string describe_position(std::string_view text, std::size_t offset) {
   std::size_t line = 1;
   std::size_t column = 1;

@@ -329,11 +329,12 @@ Result<std::vector<json::value>> read_yaml(std::string_view text, const DecodeOp
   } catch (const Stop& s) {
     return tl::unexpected<Error>(s.error);
   } catch (const YAML::Exception& e) {
-    return fail(ErrorCode::kParse, "yaml: " + where(e.mark) + e.msg);
+    // yaml-cpp quotes single bytes of the input (`unknown escape character: \xc3` for `"\é"`).
+    return fail(ErrorCode::kParse, "yaml: " + where(e.mark) + escape_invalid_utf8(e.msg));
   } catch (const std::bad_alloc&) {
     return fail(ErrorCode::kNoMemory, "yaml: out of memory");
   } catch (const std::exception& e) {
-    return fail(ErrorCode::kParse, std::string("yaml: ") + e.what());
+    return fail(ErrorCode::kParse, "yaml: " + escape_invalid_utf8(e.what()));
   }
 }
 

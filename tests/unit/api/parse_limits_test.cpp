@@ -285,3 +285,10 @@ TEST_CASE("aliases are charged with the bytes they copy", "[yaml][limits]") {
   // An anchored 1 MiB scalar may still be referenced a few times.
   CHECK(parse_documents("a: &x " + big + "\nb: [*x, *x]\n"));
 }
+
+TEST_CASE("yaml-cpp's messages that quote input bytes stay valid UTF-8", "[limits]") {
+  // yaml-cpp quotes the first byte of an unknown escape; half a UTF-8 character was copied into
+  // the message (fuzz_yaml). tests/fuzz/seeds/fuzz_yaml/regression-unknown-escape-utf8.yaml.
+  require_error(parse_documents("a: \"\\\xc3\xa9\"\n"), ErrorCode::kParse,
+                "yaml: line 1, column 7: unknown escape character: \\xc3");
+}
