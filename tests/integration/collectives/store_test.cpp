@@ -483,6 +483,15 @@ void test_slow_peers_do_not_delay() {
 // none free, a connection waiting to authenticate makes room (logged), so the ranks still get
 // in (before, rank 0 spun on its listener until the silent ones timed out).
 void test_out_of_descriptors() {
+#if defined(__SANITIZE_ADDRESS__)
+  // UBSan's vptr check proves a vtable readable by writing it to a pipe(); in a process with no
+  // free descriptor that fails and it reports every virtual call as an invalid vptr (and aborts).
+  // The dev build runs this case.
+  std::printf(
+      "  SKIPPED under sanitizers: rank 0 out of file descriptors (UBSan's vptr check "
+      "needs a pipe)\n");
+  return;
+#endif
   const std::uint16_t port = free_port();
   const bool ok = run_children(4, [&](int i) {
     if (i == 3) {
