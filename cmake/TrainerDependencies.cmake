@@ -7,9 +7,13 @@ find_package(yaml-cpp REQUIRED CONFIG)
 find_package(Threads REQUIRED)
 # libcrypto: SSH keys of MPI jobs (ECDSA P-521) and the Flux curve (X25519), OpenSSL 3 EVP only.
 find_package(OpenSSL 3 REQUIRED COMPONENTS Crypto)
+# libcurl: the Kubernetes client (lib/kube/client). CURL_LOCK_DATA_CONNECT sharing needs 7.57,
+# CURLOPT_CAINFO_BLOB 7.77.
+find_package(CURL 7.77 REQUIRED)
 set_package_properties(Boost PROPERTIES TYPE REQUIRED PURPOSE "Boost.JSON: the JSON model")
 set_package_properties(tl-expected PROPERTIES TYPE REQUIRED PURPOSE "Result<T>")
 set_package_properties(yaml-cpp PROPERTIES TYPE REQUIRED PURPOSE "YAML front end")
+set_package_properties(CURL PROPERTIES TYPE REQUIRED PURPOSE "the Kubernetes client")
 set_package_properties(OpenSSL PROPERTIES TYPE REQUIRED
   PURPOSE "libcrypto: SSH keys of MPI jobs, Flux curve keys")
 

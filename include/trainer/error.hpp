@@ -29,6 +29,12 @@ enum class ErrorCode : int {
   kUser = -9,             ///< a user callback reported failure
   kIo = -10,              ///< an operating-system or network operation failed
   kTimeout = -11,         ///< an operation did not complete in time
+  kCancelled = -12,       ///< the caller cancelled the operation (kube::CancelToken)
+  kUnauthorized = -13,    ///< an API server refused the credentials (HTTP 401)
+  kForbidden = -14,       ///< an API server denied the request (HTTP 403, RBAC or admission)
+  kConflict = -15,        ///< an API server reported a conflict (HTTP 409: AlreadyExists, Conflict)
+  kServer = -16,          ///< any other error an API server answered (see Error::http_status)
+  kFailed = -17,          ///< what was awaited can no longer happen (a TrainJob Failed meanwhile)
 };
 
 /// Kubernetes `field.ErrorType`. `to_string()` gives the text Kubernetes prints.
@@ -53,6 +59,9 @@ struct FieldError {
   /// The offending value; `std::nullopt` means "omitted" (Kubernetes `field.OmitValueType`).
   std::optional<boost::json::value> value;
   std::string detail;
+  /// When set, `body()` is this text: a `details.causes[].message` from an API server, which
+  /// sends the value and the detail as one message (`Invalid value: 0: must be ...`).
+  std::optional<std::string> server_body = std::nullopt;
 
   /// Kubernetes `ErrorBody()`: the text after `<path>: `.
   [[nodiscard]] std::string body() const;
@@ -60,7 +69,8 @@ struct FieldError {
   [[nodiscard]] std::string to_string() const;
 
   friend bool operator==(const FieldError& a, const FieldError& b) {
-    return a.type == b.type && a.path == b.path && a.value == b.value && a.detail == b.detail;
+    return a.type == b.type && a.path == b.path && a.value == b.value && a.detail == b.detail &&
+           a.server_body == b.server_body;
   }
 };
 
@@ -76,6 +86,12 @@ struct Error {
   ErrorCode code = ErrorCode::kInternal;
   std::string message;
   std::vector<FieldError> fields;
+  /// For an error a Kubernetes API server answered: the HTTP status code (0 for every other
+  /// error) and the `Status.reason` (`NotFound`, `Invalid`, `Conflict`, `Expired`, ...; empty
+  /// when the server sent none). `message` is then what kubectl prints after its prefix
+  /// (`kube::kubectl_text()` gives the whole line).
+  int http_status = 0;
+  std::string reason;
 
   Error() = default;
   Error(ErrorCode c, std::string msg) : code(c), message(std::move(msg)) {}

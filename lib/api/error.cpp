@@ -58,6 +58,7 @@ const char* go_name(FieldErrorType type) noexcept {
 }
 
 std::string FieldError::body() const {
+  if (server_body) return *server_body;
   std::string s = trainer::to_string(type);
   // Kubernetes never prints the value of these types, whatever was passed.
   const bool value_hidden = type == FieldErrorType::kRequired ||

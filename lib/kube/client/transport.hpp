@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The HTTP layer of the Kubernetes client: one libcurl share (connections, DNS, TLS sessions)
+// per client, TLS from the Config, credentials from the Authenticator, the client-side rate
+// limiter, retries on 429/5xx with Retry-After, timeouts and cancellation. It knows nothing of
+// Kubernetes objects: a non-2xx answer is returned as a response, not an error (client.cpp maps
+// it to a Status error), except where a retry policy applies.
+#pragma once
+
+#include "trainer/kube.hpp"
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace trainer::kube::detail {
+
+class Authenticator;  // auth.hpp
+
+struct HttpRequest {
+  std::string method = "GET";
+  /// Path and query below the server URL's prefix, already encoded (`/api/v1/...?a=b`).
+  std::string target;
+  std::vector<std::pair<std::string, std::string>> headers;  ///< besides auth, UA, Accept-Encoding
+  std::string body;
+  /// Streams (watch, logs): the body goes to `on_data` as it arrives instead of into the
+  /// response (for 2xx answers; an error answer's body is still collected), no total timeout
+  /// applies, and `ClientOptions::stream_idle_timeout` bounds the silence between bytes.
+  /// `on_data` returning false ends the transfer without an error.
+  std::function<bool(std::string_view)> on_data;
+  /// Total bound for a non-streaming request, retries included (0: ClientOptions::timeout).
+  std::chrono::milliseconds timeout{0};
+  /// Whether a transport error (reset, EOF before the answer) may be retried: GET only.
+  bool idempotent = false;
+  CancelToken cancel;
+};
+
+struct HttpResponse {
+  long status = 0;
+  /// Header names in lowercase, in arrival order (repeated headers stay separate).
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;
+  /// True when `on_data` stopped the transfer.
+  bool stopped = false;
+
+  [[nodiscard]] const std::string* header(std::string_view lowercase_name) const;
+};
+
+class Transport {
+ public:
+  /// Fails with kInvalidArgument when the TLS material or the server URL is unusable.
+  static Result<std::unique_ptr<Transport>> create(const Config& config,
+                                                   const ClientOptions& options);
+  virtual ~Transport() = default;
+
+  /// Sends `request`: waits for a rate-limiter token, authenticates (a 401 with refreshable
+  /// credentials refreshes them and sends once more), retries 429 and 5xx answers that carry
+  /// `Retry-After` (at most ClientOptions::max_retries times), and reports `Warning` headers.
+  /// Errors: kCancelled, kTimeout (`context deadline exceeded`-like text naming the request),
+  /// kIo for connection failures (refused: the text kubectl prints, TLS: which CA was used),
+  /// kUnauthorized only when the credentials themselves cannot be obtained (exec plugin fails).
+  virtual Result<HttpResponse> send(const HttpRequest& request) = 0;
+
+  /// `https://host:port` of the server (for messages).
+  [[nodiscard]] virtual const std::string& server() const = 0;
+};
+
+}  // namespace trainer::kube::detail
