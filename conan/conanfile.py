@@ -84,6 +84,8 @@ class LibtrainerConan(ConanFile):
         self.requires("yaml-cpp/[>=0.7 <0.9]", transitive_libs=True)
         # libcrypto: SSH keys of MPI jobs and Flux curve keys (OpenSSL 3 EVP API only).
         self.requires("openssl/[>=3 <4]", transitive_libs=True)
+        # The Kubernetes client (lib/kube/client): HTTP/1.1 and HTTP/2 over TLS.
+        self.requires("libcurl/[>=7.77 <9]", transitive_libs=True)
         if self.options.with_mpi:
             self.requires("openmpi/[>=4.1 <6]", transitive_libs=True)
         # CUDA and NCCL are system prerequisites found by CMake (ConanCenter has no recipe).
@@ -163,6 +165,7 @@ class LibtrainerConan(ConanFile):
         core.requires = ["base"]
         self._link(core, "yaml-cpp::yaml-cpp", ["yaml-cpp"])
         self._link(core, "openssl::crypto", ["crypto"])
+        self._link(core, "libcurl::curl", ["curl"])
 
         capi = self.cpp_info.components["trainer"]
         capi.set_property("cmake_target_name", "libtrainer::trainer")
