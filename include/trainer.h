@@ -77,6 +77,13 @@ typedef int trainer_status;
 #define TRAINER_E_USER (-9)             /**< a user callback reported failure */
 #define TRAINER_E_IO (-10)              /**< an OS or network operation failed */
 #define TRAINER_E_TIMEOUT (-11)         /**< an operation did not complete in time */
+#define TRAINER_E_CANCELLED (-12)       /**< the caller cancelled the call (trainer_cancel_token) */
+#define TRAINER_E_UNAUTHORIZED (-13)    /**< an API server refused the credentials (HTTP 401) */
+#define TRAINER_E_FORBIDDEN (-14)       /**< an API server denied the request (HTTP 403) */
+#define TRAINER_E_CONFLICT (-15)        /**< an API server reported a conflict (HTTP 409) */
+#define TRAINER_E_SERVER (-16)          /**< any other error an API server answered */
+#define TRAINER_E_FAILED (-17)          /**< what was awaited can no longer happen (a TrainJob
+                                             Failed while waiting for Complete) */
 
 /** Library version at run time (TRAINER_VERSION_NUMBER of the built library). Thread-safe.
  *  @since 0.1 */
@@ -145,6 +152,14 @@ TRAINER_API const char* trainer_error_field_detail(const trainer_error* err, siz
  *  `spec.trainer.numNodes: Invalid value: "two": expected int32`), borrowed; NULL if out of
  *  range. @since 0.1 */
 TRAINER_API const char* trainer_error_field_string(const trainer_error* err, size_t i);
+
+/** For an error an API server answered (trainer/cluster.h): its HTTP status code (404, 422,
+ *  ...); 0 for every other error and for NULL. @since 0.1 */
+TRAINER_API int32_t trainer_error_http_status(const trainer_error* err);
+/** For an error an API server answered: its `Status.reason` (`NotFound`, `Invalid`,
+ *  `AlreadyExists`, `Conflict`, `Forbidden`, ...), borrowed; "" when the server sent none, for
+ *  every other error and for NULL. @since 0.1 */
+TRAINER_API const char* trainer_error_reason(const trainer_error* err);
 
 /* ---- Documents: parse, default, validate, encode -------------------------------------------- */
 
@@ -434,5 +449,8 @@ TRAINER_API trainer_status trainer_render_result_encode(const trainer_render_res
 #include "trainer/collectives.h"
 /* Local execution of rendered TrainJobs (trainer_run_*). */
 #include "trainer/local.h"
+/* A Kubernetes client and the TrainJob operations on a cluster (trainer_client,
+ * trainer_cluster_*). */
+#include "trainer/cluster.h"
 
 #endif /* TRAINER_H */

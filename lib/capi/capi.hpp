@@ -33,6 +33,8 @@ struct trainer_error {
   trainer_status code = TRAINER_E_INTERNAL;
   std::string message;
   std::vector<trainer_error_field> fields;
+  int32_t http_status = 0;  ///< trainer::Error::http_status
+  std::string reason;       ///< trainer::Error::reason
 };
 
 struct trainer_document {

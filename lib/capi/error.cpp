@@ -11,10 +11,22 @@
 
 namespace trainer::capi {
 
+// Statuses are the core's error codes, cast: the two lists must not drift apart.
+static_assert(static_cast<int>(ErrorCode::kTimeout) == TRAINER_E_TIMEOUT &&
+                  static_cast<int>(ErrorCode::kCancelled) == TRAINER_E_CANCELLED &&
+                  static_cast<int>(ErrorCode::kUnauthorized) == TRAINER_E_UNAUTHORIZED &&
+                  static_cast<int>(ErrorCode::kForbidden) == TRAINER_E_FORBIDDEN &&
+                  static_cast<int>(ErrorCode::kConflict) == TRAINER_E_CONFLICT &&
+                  static_cast<int>(ErrorCode::kServer) == TRAINER_E_SERVER &&
+                  static_cast<int>(ErrorCode::kFailed) == TRAINER_E_FAILED,
+              "TRAINER_E_* mirror trainer::ErrorCode");
+
 trainer_error* make_error(const Error& error) {
   auto out = std::make_unique<trainer_error>();
   out->code = static_cast<trainer_status>(error.code);
   out->message = error.message;
+  out->http_status = static_cast<int32_t>(error.http_status);
+  out->reason = error.reason;
   out->fields.reserve(error.fields.size());
   for (const auto& f : error.fields) {
     trainer_error_field field;
@@ -148,6 +160,16 @@ const char* trainer_error_field_string(const trainer_error* err, size_t i) {
   });
 }
 
+int32_t trainer_error_http_status(const trainer_error* err) {
+  return trainer::capi::guard_value<int32_t>(0,
+                                             [&] { return err == nullptr ? 0 : err->http_status; });
+}
+
+const char* trainer_error_reason(const trainer_error* err) {
+  return trainer::capi::guard_value<const char*>(
+      "", [&] { return err == nullptr ? "" : err->reason.c_str(); });
+}
+
 const char* trainer_status_name(trainer_status status) {
   return trainer::capi::guard_value<const char*>("TRAINER_E_?", [&]() -> const char* {
     switch (status) {
@@ -163,6 +185,12 @@ const char* trainer_status_name(trainer_status status) {
       case TRAINER_E_USER: return "TRAINER_E_USER";
       case TRAINER_E_IO: return "TRAINER_E_IO";
       case TRAINER_E_TIMEOUT: return "TRAINER_E_TIMEOUT";
+      case TRAINER_E_CANCELLED: return "TRAINER_E_CANCELLED";
+      case TRAINER_E_UNAUTHORIZED: return "TRAINER_E_UNAUTHORIZED";
+      case TRAINER_E_FORBIDDEN: return "TRAINER_E_FORBIDDEN";
+      case TRAINER_E_CONFLICT: return "TRAINER_E_CONFLICT";
+      case TRAINER_E_SERVER: return "TRAINER_E_SERVER";
+      case TRAINER_E_FAILED: return "TRAINER_E_FAILED";
       default: return "TRAINER_E_?";
     }
   });
