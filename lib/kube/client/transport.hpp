@@ -67,6 +67,10 @@ class Transport {
 
   /// `https://host:port` of the server (for messages).
   [[nodiscard]] virtual const std::string& server() const = 0;
+
+  /// Which credentials requests carry, for 401/403 messages (Authenticator::describe():
+  /// `user "admin" of context "local" (bearer token)`); empty when unknown.
+  [[nodiscard]] virtual std::string describe_credentials() const { return {}; }
 };
 
 }  // namespace trainer::kube::detail
