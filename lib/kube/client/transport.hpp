@@ -55,6 +55,11 @@ class Transport {
   /// Fails with kInvalidArgument when the TLS material or the server URL is unusable.
   static Result<std::unique_ptr<Transport>> create(const Config& config,
                                                    const ClientOptions& options);
+  /// The same with a given Authenticator (shared with the caller, e.g. for its describe(); tests
+  /// pass their own).
+  static Result<std::unique_ptr<Transport>> create(const Config& config,
+                                                   const ClientOptions& options,
+                                                   std::shared_ptr<Authenticator> authenticator);
   virtual ~Transport() = default;
 
   /// Sends `request`: waits for a rate-limiter token, authenticates (a 401 with refreshable
