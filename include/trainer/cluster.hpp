@@ -34,6 +34,8 @@ enum class Kind { kTrainJob, kTrainingRuntime, kClusterTrainingRuntime };
 [[nodiscard]] Result<kube::Resource> resource_of(kube::Client& client, Kind kind,
                                                  const kube::CallOptions& options = {});
 
+struct AppliedObject;
+
 struct ApplyOptions : kube::CallOptions {
   std::string field_manager = "trainerctl";
   bool dry_run = false;  ///< server dry run (`dryRun=All`)
@@ -42,6 +44,9 @@ struct ApplyOptions : kube::CallOptions {
   std::string namespace_;
   /// Warnings of local admission (a runtime that neither the input nor the cluster holds).
   std::function<void(std::string_view)> on_warning;
+  /// Called after each object is applied, in order, so that a caller can show what was applied
+  /// before a later object failed (kubectl prints each line as it goes).
+  std::function<void(const AppliedObject&)> on_applied;
 };
 
 struct AppliedObject {

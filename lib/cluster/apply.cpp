@@ -184,6 +184,7 @@ Result<std::vector<AppliedObject>> apply(kube::Client& client,
     auto result = client.apply(*resource, object_ns, object, apply_options);
     if (!result) return tl::unexpected(std::move(result.error()));
     applied.push_back({resource->kind_group() + "/" + name_of(object), std::move(*result)});
+    if (options.on_applied) options.on_applied(applied.back());
   }
   return applied;
 }

@@ -32,5 +32,10 @@ const Command& status_command();
 const Command& logs_command();
 const Command& runtimes_command();
 const Command& keygen_command();
+const Command& apply_command();
+const Command& get_command();
+const Command& describe_command();
+const Command& wait_command();
+const Command& delete_command();
 
 }  // namespace trainerctl

@@ -18,7 +18,10 @@ const std::vector<const Command*>& commands() {
       &trainerctl::version_command(),  &trainerctl::validate_command(),
       &trainerctl::render_command(),   &trainerctl::run_command(),
       &trainerctl::status_command(),   &trainerctl::logs_command(),
-      &trainerctl::runtimes_command(), &trainerctl::keygen_command()};
+      &trainerctl::runtimes_command(), &trainerctl::keygen_command(),
+      &trainerctl::apply_command(),    &trainerctl::get_command(),
+      &trainerctl::describe_command(), &trainerctl::wait_command(),
+      &trainerctl::delete_command()};
   return all;
 }
 

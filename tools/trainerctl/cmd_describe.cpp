@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: Apache-2.0
+// `trainerctl describe trainjob NAME`: a TrainJob as kubectl describe shows objects: its runtime,
+// nodes, conditions, jobs and trainer status, then the JobSet and the pods it runs.
+#include "cluster_flags.hpp"
+#include "commands.hpp"
+#include "table_printer.hpp"
+
+#include "trainer/cluster.hpp"
+
+#include <boost/json/array.hpp>
+#include <boost/json/serialize.hpp>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace trainerctl {
+namespace {
+
+namespace json = boost::json;
+namespace cluster = trainer::cluster;
+namespace kube = trainer::kube;
+
+const json::object* object_at(const json::object& object, std::string_view key) {
+  const auto* value = object.if_contains(key);
+  return value != nullptr ? value->if_object() : nullptr;
+}
+
+const json::array* array_at(const json::object& object, std::string_view key) {
+  const auto* value = object.if_contains(key);
+  return value != nullptr ? value->if_array() : nullptr;
+}
+
+// A scalar as text ("" when absent), strings unquoted.
+std::string text_at(const json::object* object, std::string_view key) {
+  if (object == nullptr) return {};
+  const auto* value = object->if_contains(key);
+  if (value == nullptr || value->is_null()) return {};
+  if (value->is_string()) return std::string(value->get_string());
+  return json::serialize(*value);
+}
+
+std::string or_none(const std::string& text) {
+  return text.empty() ? "<none>" : text;
+}
+
+void field(int indent, const std::string& label, const std::string& value) {
+  const std::string key = std::string(static_cast<std::size_t>(indent), ' ') + label + ":";
+  std::printf("%-22s%s\n", key.c_str(), value.c_str());
+}
+
+void map_field(const std::string& label, const json::object* map) {
+  if (map == nullptr || map->empty()) {
+    field(0, label, "<none>");
+    return;
+  }
+  bool first = true;
+  for (const auto& entry : *map) {
+    const std::string line = std::string(entry.key()) + "=" +
+                             (entry.value().is_string() ? std::string(entry.value().get_string())
+                                                        : json::serialize(entry.value()));
+    field(0, first ? label : std::string(), line);
+    first = false;
+  }
+}
+
+// Rows of a sub-table, indented by two spaces as kubectl describe indents them.
+void sub_table(const std::vector<TextRow>& lines) {
+  const std::string text = tab_write(lines);
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const auto end = text.find('\n', start);
+    std::printf("  %s\n", text.substr(start, end - start).c_str());
+    start = end + 1;
+  }
+}
+
+void describe_trainjob(const json::object& job) {
+  const auto* meta = object_at(job, "metadata");
+  const auto* spec = object_at(job, "spec");
+  const auto* status = object_at(job, "status");
+  field(0, "Name", text_at(meta, "name"));
+  field(0, "Namespace", text_at(meta, "namespace"));
+  map_field("Labels", meta != nullptr ? object_at(*meta, "labels") : nullptr);
+  map_field("Annotations", meta != nullptr ? object_at(*meta, "annotations") : nullptr);
+  field(0, "API Version", text_at(&job, "apiVersion"));
+  field(0, "Kind", text_at(&job, "kind"));
+  field(0, "Created", text_at(meta, "creationTimestamp"));
+  const auto* ref = spec != nullptr ? object_at(*spec, "runtimeRef") : nullptr;
+  const std::string runtime_kind = text_at(ref, "kind");
+  field(0, "Runtime",
+        (runtime_kind.empty() ? "ClusterTrainingRuntime" : runtime_kind) + " " +
+            text_at(ref, "name"));
+  field(0, "Suspend", or_none(text_at(spec, "suspend")).c_str());
+  field(0, "Managed By", or_none(text_at(spec, "managedBy")));
+  const auto* trainer = spec != nullptr ? object_at(*spec, "trainer") : nullptr;
+  field(0, "Nodes",
+        text_at(trainer, "numNodes").empty() ? "<runtime's>" : text_at(trainer, "numNodes"));
+  if (trainer != nullptr) {
+    std::puts("Trainer:");
+    if (!text_at(trainer, "image").empty()) field(2, "Image", text_at(trainer, "image"));
+    if (!text_at(trainer, "numProcPerNode").empty()) {
+      field(2, "Procs Per Node", text_at(trainer, "numProcPerNode"));
+    }
+    if (!text_at(trainer, "command").empty()) field(2, "Command", text_at(trainer, "command"));
+    if (!text_at(trainer, "args").empty()) field(2, "Args", text_at(trainer, "args"));
+    if (!text_at(trainer, "resourcesPerNode").empty()) {
+      field(2, "Resources Per Node", text_at(trainer, "resourcesPerNode"));
+    }
+  }
+
+  std::puts("Conditions:");
+  const auto* conditions = status != nullptr ? array_at(*status, "conditions") : nullptr;
+  if (conditions == nullptr || conditions->empty()) {
+    std::puts("  <none>");
+  } else {
+    std::vector<TextRow> lines{{"Type", "Status", "Reason", "Last Transition", "Message"}};
+    for (const auto& c : *conditions) {
+      const auto* condition = c.if_object();
+      lines.push_back({text_at(condition, "type"), text_at(condition, "status"),
+                       text_at(condition, "reason"), text_at(condition, "lastTransitionTime"),
+                       text_at(condition, "message")});
+    }
+    sub_table(lines);
+  }
+
+  std::puts("Jobs Status:");
+  const auto* jobs = status != nullptr ? array_at(*status, "jobsStatus") : nullptr;
+  if (jobs == nullptr || jobs->empty()) {
+    std::puts("  <none>");
+  } else {
+    std::vector<TextRow> lines{{"Name", "Active", "Ready", "Succeeded", "Failed", "Suspended"}};
+    for (const auto& j : *jobs) {
+      const auto* item = j.if_object();
+      lines.push_back({text_at(item, "name"), text_at(item, "active"), text_at(item, "ready"),
+                       text_at(item, "succeeded"), text_at(item, "failed"),
+                       text_at(item, "suspended")});
+    }
+    sub_table(lines);
+  }
+
+  const auto* trainer_status = status != nullptr ? object_at(*status, "trainerStatus") : nullptr;
+  if (trainer_status == nullptr) {
+    field(0, "Trainer Status", "<none>");
+  } else {
+    std::puts("Trainer Status:");
+    if (!text_at(trainer_status, "progressPercentage").empty()) {
+      field(2, "Progress", text_at(trainer_status, "progressPercentage") + "%");
+    }
+    if (!text_at(trainer_status, "estimatedRemainingSeconds").empty()) {
+      field(2, "Remaining", text_at(trainer_status, "estimatedRemainingSeconds") + "s");
+    }
+    if (const auto* metrics = array_at(*trainer_status, "metrics")) {
+      for (const auto& m : *metrics) {
+        field(2, "Metric " + text_at(m.if_object(), "name"), text_at(m.if_object(), "value"));
+      }
+    }
+    field(2, "Last Updated", text_at(trainer_status, "lastUpdatedTime"));
+  }
+}
+
+// The JobSet of the TrainJob (same name) and its pods; what cannot be read is said inline.
+void describe_children(kube::Client& client, const std::string& ns, const std::string& name) {
+  std::puts("JobSet:");
+  auto jobsets = client.resource_for("jobset.x-k8s.io/v1alpha2", "JobSet");
+  if (!jobsets) {
+    std::printf("  <unknown: %s>\n", jobsets.error().message.c_str());
+  } else if (auto jobset = client.get(*jobsets, ns, name); !jobset) {
+    std::printf("  %s\n", jobset.error().code == trainer::ErrorCode::kNotFound
+                              ? "<none>"
+                              : ("<unknown: " + jobset.error().message + ">").c_str());
+  } else {
+    const auto* status = object_at(*jobset, "status");
+    std::string state = "Running";
+    if (const auto* conditions = status != nullptr ? array_at(*status, "conditions") : nullptr) {
+      for (const auto& c : *conditions) {
+        if (text_at(c.if_object(), "status") == "True") state = text_at(c.if_object(), "type");
+      }
+    }
+    field(2, "Name", name);
+    field(2, "State", state);
+    if (const auto* replicated =
+            status != nullptr ? array_at(*status, "replicatedJobsStatus") : nullptr) {
+      std::vector<TextRow> lines{{"Replicated Job", "Active", "Ready", "Succeeded", "Failed"}};
+      for (const auto& r : *replicated) {
+        const auto* item = r.if_object();
+        lines.push_back({text_at(item, "name"), text_at(item, "active"), text_at(item, "ready"),
+                         text_at(item, "succeeded"), text_at(item, "failed")});
+      }
+      sub_table(lines);
+    }
+  }
+
+  std::puts("Pods:");
+  auto pods = client.resource_for("v1", "Pod");
+  if (!pods) {
+    std::printf("  <unknown: %s>\n", pods.error().message.c_str());
+    return;
+  }
+  kube::ListOptions options;
+  options.label_selector = "jobset.sigs.k8s.io/jobset-name=" + name;
+  auto listed = client.list(*pods, ns, options);
+  if (!listed) {
+    std::printf("  <unknown: %s>\n", listed.error().message.c_str());
+    return;
+  }
+  const auto* items = array_at(*listed, "items");
+  if (items == nullptr || items->empty()) {
+    std::puts("  <none>");
+    return;
+  }
+  std::vector<TextRow> lines{{"Name", "Replicated Job", "Index", "Phase", "Node"}};
+  for (const auto& p : *items) {
+    const auto* pod = p.if_object();
+    if (pod == nullptr) continue;
+    const auto* meta = object_at(*pod, "metadata");
+    const auto* labels = meta != nullptr ? object_at(*meta, "labels") : nullptr;
+    const auto* annotations = meta != nullptr ? object_at(*meta, "annotations") : nullptr;
+    std::string index = text_at(labels, "batch.kubernetes.io/job-completion-index");
+    if (index.empty()) index = text_at(annotations, "batch.kubernetes.io/job-completion-index");
+    lines.push_back({text_at(meta, "name"),
+                     text_at(labels, "jobset.sigs.k8s.io/replicatedjob-name"), index,
+                     text_at(object_at(*pod, "status"), "phase"),
+                     text_at(object_at(*pod, "spec"), "nodeName")});
+  }
+  sub_table(lines);
+}
+
+int run_describe(const Parsed& args) {
+  const auto kind = cluster::parse_kind(args.args()[0]);
+  if (!kind) return report_cluster_error(kind.error());
+  if (*kind != cluster::Kind::kTrainJob) {
+    std::fputs("error: describe supports TrainJobs only (use get -o yaml for runtimes)\n", stderr);
+    return kExitUsage;
+  }
+  auto client = connect(args);
+  if (!client) return report_cluster_error(client.error());
+  const std::string ns = namespace_of(args, *client);
+  const std::string& name = args.args()[1];
+  auto job = cluster::get(*client, *kind, ns, name);
+  if (!job) return report_cluster_error(job.error());
+  describe_trainjob(*job);
+  describe_children(*client, ns, name);
+  return kExitOk;
+}
+
+}  // namespace
+
+const Command& describe_command() {
+  static const Command command{
+      "describe",
+      "show a TrainJob on a cluster in detail, with its JobSet and pods",
+      "The TrainJob's runtime, nodes, trainer, conditions, jobs status and trainer status, then\n"
+      "the JobSet the controller made for it and that JobSet's pods.",
+      {{"TYPE", true}, {"NAME", true}},
+      with_cluster_flags({}),
+      run_describe};
+  return command;
+}
+
+}  // namespace trainerctl
