@@ -112,7 +112,7 @@ Result<ProcessResult> run_process(const ProcessSpec& spec, const CancelToken& ca
           : ::posix_spawn(&pid, spec.program.c_str(), &actions, &attr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
-  if (rc == ENOENT || (search_path && rc == EACCES && spec.program.empty())) {
+  if (rc == ENOENT) {
     return fail(ErrorCode::kNotFound, "exec: executable " + spec.program + " not found");
   }
   if (rc != 0) {
