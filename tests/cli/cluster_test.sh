@@ -1,0 +1,244 @@
+#!/usr/bin/env bash
+# trainerctl's cluster commands against a real kube-apiserver (../shared/kube-test-env): one
+# CTest per case, each in a namespace of its own on the shared server of the ctest run
+# (TRAINER_TEST_APISERVER_DIR, fixture kube_apiserver), or on a private server when run by hand.
+# Nothing reconciles there: a case plays the controller by patching the TrainJob's status.
+# Usage: cluster_test.sh <trainerctl> <source-dir> <case>; exit 77 (skipped) without
+# TRAINER_KUBE_TEST_ENV.
+set -uo pipefail
+ctl=$1 src=$2 case=$3
+data=$src/tests/cli/data/cluster
+if [[ -z ${TRAINER_KUBE_TEST_ENV:-} ]]; then
+  echo "SKIPPED: TRAINER_KUBE_TEST_ENV is not set (no kube-apiserver bundle)"
+  exit 77
+fi
+tmp=$(mktemp -d)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+  if [[ -n ${private:-} ]]; then "$src/tests/kube/support/apiserver_fixture.sh" stop "$private" >/dev/null 2>&1; fi
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+server=${TRAINER_TEST_APISERVER_DIR:-}
+if [[ -z $server || ! -f $server/env ]]; then
+  private=$tmp/apiserver server=$private
+  "$src/tests/kube/support/apiserver_fixture.sh" start "$server" >/dev/null || exit 1
+fi
+# shellcheck disable=SC1091
+. "$server/env"  # KUBECONFIG, APISERVER_URL, APISERVER_TOKEN, APISERVER_CA
+export KUBECONFIG
+failures=0
+
+# run <expected-exit> <name> -- args...: runs trainerctl (bounded), keeps stdout/stderr in $out/$err.
+run() {
+  local want=$1 name=$2
+  shift 3
+  timeout 60 "$ctl" "$@" >"$tmp/out" 2>"$tmp/err"
+  local got=$?
+  out=$(cat "$tmp/out") err=$(cat "$tmp/err")
+  if [[ $got -ne $want ]]; then
+    echo "FAIL $name: exit $got, want $want"; echo "stdout: $out"; echo "stderr: $err"
+    failures=$((failures + 1))
+    return 1
+  fi
+  return 0
+}
+has() {
+  if ! grep -qF -- "$3" <<<"$2"; then
+    echo "FAIL $1: missing [$3] in:"; echo "$2"; failures=$((failures + 1))
+  fi
+}
+lacks() {
+  if grep -qF -- "$3" <<<"$2"; then
+    echo "FAIL $1: unexpected [$3] in:"; echo "$2"; failures=$((failures + 1))
+  fi
+}
+same() {
+  if [[ $2 != "$3" ]]; then
+    echo "FAIL $1: got"; echo "$2"; echo "want"; echo "$3"; failures=$((failures + 1))
+  fi
+}
+# api METHOD PATH [BODY [CONTENT-TYPE]]: the API server with the admin token; prints the body,
+# returns non-zero on an HTTP error.
+api() {
+  curl -sS --fail-with-body --max-time 20 --cacert "$APISERVER_CA" \
+    -H "Authorization: Bearer $APISERVER_TOKEN" -X "$1" \
+    -H "Content-Type: ${4:-application/json}" ${3:+--data "$3"} "$APISERVER_URL$2"
+}
+trainjob_path() { echo "/apis/trainer.kubeflow.org/v1alpha1/namespaces/$ns/trainjobs/$1"; }
+# set_conditions NAME JSON-ARRAY [EXTRA-STATUS-FIELDS]: what the controller would write.
+set_conditions() {
+  api PATCH "$(trainjob_path "$1")/status" "{\"status\":{\"conditions\":$2${3:+,$3}}}" \
+    application/merge-patch+json >/dev/null
+}
+condition() {  # condition TYPE REASON MESSAGE
+  echo "{\"type\":\"$1\",\"status\":\"True\",\"reason\":\"$2\",\"message\":\"$3\",\"lastTransitionTime\":\"2026-01-01T00:00:00Z\"}"
+}
+resource_version() {
+  api GET "$(trainjob_path "$1")" | sed -n 's/.*"resourceVersion":"\([0-9]*\)".*/\1/p' | head -1
+}
+# wait_for FILE TEXT: until FILE contains TEXT, at most 20 s.
+wait_for() {
+  for _ in $(seq 100); do grep -qF -- "$2" "$1" 2>/dev/null && return 0; sleep 0.2; done
+  echo "FAIL: [$2] never appeared in $1:"; cat "$1"; failures=$((failures + 1)); return 1
+}
+
+ns=cli-$case-$(od -An -N4 -tx4 /dev/urandom | tr -d ' ')
+api POST /api/v1/namespaces "{\"metadata\":{\"name\":\"$ns\"}}" >/dev/null || exit 1
+apply_job() { run 0 "$1" -- apply -n "$ns" -f "$data/runtime.yaml" -f "$data/trainjob.yaml"; }
+
+case $case in
+  apply)
+    run 0 apply-first -- apply -n "$ns" -f "$data/runtime.yaml" -f "$data/trainjob.yaml" && {
+      same apply-first "$out" "trainingruntime.trainer.kubeflow.org/torch-small serverside-applied
+trainjob.trainer.kubeflow.org/mnist serverside-applied"
+      lacks apply-first-warning "$err" "Warning:"
+    }
+    before=$(resource_version mnist)
+    run 0 apply-again -- apply -n "$ns" -f "$data/runtime.yaml" -f "$data/trainjob.yaml"
+    same apply-idempotent "$(resource_version mnist)" "$before"
+    # The runtime is read from the cluster: no warning that the TrainJob went unchecked.
+    run 0 apply-job-only -- apply -n "$ns" -f "$data/trainjob.yaml" && lacks apply-job-only "$err" "Warning:"
+    run 0 apply-dry-run -- apply -n "$ns" --dry-run=server -f "$data/trainjob.yaml" &&
+      same apply-dry-run "$out" "trainjob.trainer.kubeflow.org/mnist serverside-applied (server dry run)"
+    same apply-dry-run-unchanged "$(resource_version mnist)" "$before"
+    # A runtime neither the files nor the cluster hold: applied, with validate's warning.
+    sed 's/torch-small/nowhere/; s/name: mnist/name: unchecked/' "$data/trainjob.yaml" >"$tmp/elsewhere.yaml"
+    run 0 apply-unknown-runtime -- apply -n "$ns" -f "$tmp/elsewhere.yaml" &&
+      has apply-unknown-runtime "$err" 'references TrainingRuntime "nowhere"'
+    # -n and an object of another namespace: refused before anything is sent.
+    sed "s/^  name: mnist/  name: mnist\n  namespace: elsewhere/" "$data/trainjob.yaml" >"$tmp/other-ns.yaml"
+    run 1 apply-other-namespace -- apply -n "$ns" -f "$tmp/other-ns.yaml" &&
+      has apply-other-namespace "$err" 'does not match the namespace'
+    run 2 apply-no-file -- apply -n "$ns"
+    ;;
+  invalid)
+    run 1 invalid -- apply -n "$ns" -f "$data/runtime.yaml" -f "$data/invalid-after-configmap.yaml" && {
+      has invalid "$err" "spec.trainer.numProcPerNode: Invalid value: 0"
+      same invalid-stdout "$out" ""
+    }
+    api GET "/api/v1/namespaces/$ns/configmaps/settings" >/dev/null 2>&1 &&
+      { echo "FAIL invalid: the ConfigMap was applied"; failures=$((failures + 1)); }
+    api GET "/apis/trainer.kubeflow.org/v1alpha1/namespaces/$ns/trainingruntimes/torch-small" >/dev/null 2>&1 &&
+      { echo "FAIL invalid: the runtime was applied"; failures=$((failures + 1)); }
+    run 1 invalid-old -- apply -n "$ns" -f "$src/tests/cli/data/invalid-trainjob.yaml" &&
+      has invalid-old "$err" "metadata.name must match RFC 1035 DNS label format"
+    ;;
+  server422)
+    run 1 server422 -- apply -n "$ns" -f "$data/server-invalid.yaml" &&
+      has server422 "$err" 'The ConfigMap "bad" is invalid: data[bad key!]: Invalid value: "bad key!"'
+    run 1 server404 -- get trainjob missing -n "$ns" &&
+      same server404 "$err" 'Error from server (NotFound): trainjobs.trainer.kubeflow.org "missing" not found'
+    ;;
+  get)
+    run 0 get-empty -- get trainjobs -n "$ns" && {
+      same get-empty "$err" "No resources found in $ns namespace."
+      same get-empty-out "$out" ""
+    }
+    run 0 get-empty-json -- get trainjobs -n "$ns" -o json && has get-empty-json "$out" '"items": []'
+    apply_job get-apply
+    set_conditions mnist "[$(condition Complete AllJobsCompleted done)]"
+    run 0 get-table -- get trainjobs -n "$ns" && {
+      # kubectl's tab-writer: the server's columns, upper-cased, padded to width + 3.
+      same get-table "$(sed 's/[0-9][0-9]*s$/AGE/' <<<"$out")" "NAME    STATE      AGE
+mnist   Complete   AGE"
+    }
+    run 0 get-one -- get trainjob mnist -n "$ns" && has get-one "$out" "mnist   Complete"
+    run 0 get-name -- get trainjobs -n "$ns" -o name &&
+      same get-name "$out" "trainjob.trainer.kubeflow.org/mnist"
+    run 0 get-yaml -- get trainjob mnist -n "$ns" -o yaml && {
+      has get-yaml "$out" "kind: TrainJob"
+      has get-yaml "$out" "numProcPerNode: 2"
+      lacks get-yaml "$out" "managedFields"
+    }
+    run 0 get-list-yaml -- get trainjobs -n "$ns" -o yaml && {
+      has get-list-yaml "$out" "kind: List"
+      has get-list-yaml "$out" "resourceVersion: \"\""
+    }
+    run 0 get-json -- get trainjobs.trainer.kubeflow.org -n "$ns" -o json && {
+      has get-json "$out" '"kind": "List"'
+      lacks get-json "$out" "managedFields"
+    }
+    run 0 get-all -- get trainjobs -A && {
+      has get-all "$(head -1 <<<"$out")" "NAMESPACE"
+      has get-all "$out" "$ns"
+    }
+    run 0 get-runtimes -- get trainingruntimes -n "$ns" && has get-runtimes "$out" "torch-small"
+    run 0 get-selector -- get trainjobs -n "$ns" -l app=none && has get-selector "$err" "No resources found"
+    run 1 get-bad-type -- get frobs -n "$ns" &&
+      same get-bad-type "$err" 'error: the server doesn'"'"'t have a resource type "frobs"'
+    run 2 get-bad-output -- get trainjobs -o xml
+    ;;
+  watch)
+    apply_job watch-apply
+    timeout 20 "$ctl" get trainjobs -n "$ns" -w >"$tmp/watch" 2>&1 &
+    pids+=($!)
+    wait_for "$tmp/watch" "mnist" &&
+      set_conditions mnist "[$(condition Complete AllJobsCompleted done)]" &&
+      wait_for "$tmp/watch" "Complete"
+    lines=$(grep -c mnist "$tmp/watch")
+    [[ $lines -ge 2 ]] || { echo "FAIL watch: want >= 2 lines of mnist"; cat "$tmp/watch"; failures=$((failures + 1)); }
+    has watch-header "$(head -1 "$tmp/watch")" "NAME"
+    ;;
+  describe)
+    apply_job describe-apply
+    set_conditions mnist "[$(condition Complete AllJobsCompleted "jobset completed successfully")]" \
+      '"jobsStatus":[{"name":"node","ready":0,"succeeded":1,"failed":0,"active":0,"suspended":0}]'
+    run 0 describe -- describe trainjob mnist -n "$ns" && {
+      has describe "$out" "Name:                 mnist"
+      has describe "$out" "Namespace:            $ns"
+      has describe "$out" "Runtime:              TrainingRuntime torch-small"
+      has describe "$out" "Nodes:                2"
+      has describe "$out" "  Complete   True     AllJobsCompleted   2026-01-01T00:00:00Z   jobset completed successfully"
+      has describe "$out" "jobset completed successfully"
+      has describe "$out" "  node   0        0       1           0        0"
+      has describe "$out" "JobSet:"
+      has describe "$out" "Pods:"
+    }
+    run 1 describe-missing -- describe trainjob nope -n "$ns" &&
+      has describe-missing "$err" '"nope" not found'
+    ;;
+  wait)
+    apply_job wait-apply
+    run 1 wait-once -- wait trainjob/mnist -n "$ns" --for=condition=Complete --timeout=0 &&
+      same wait-once "$err" "error: condition not met for trainjobs/mnist"
+    run 1 wait-timeout -- wait trainjob/mnist -n "$ns" --for=condition=Complete --timeout=1s &&
+      same wait-timeout "$err" "error: timed out waiting for the condition on trainjobs/mnist"
+    # The controller, played by a background patch, completes the TrainJob meanwhile.
+    (sleep 1 && set_conditions mnist "[$(condition Complete AllJobsCompleted done)]") &
+    pids+=($!)
+    run 0 wait-complete -- wait trainjob/mnist -n "$ns" --for=condition=complete --timeout=30s &&
+      same wait-complete "$out" "trainjob.trainer.kubeflow.org/mnist condition met"
+    run 0 wait-met -- wait trainjob mnist -n "$ns" --for=condition=Complete=true --timeout=0
+    run 2 wait-bad-for -- wait trainjob/mnist -n "$ns" --for=delete
+    run 1 wait-missing -- wait trainjob/nope -n "$ns" --for=condition=Complete &&
+      has wait-missing "$err" '"nope" not found'
+    ;;
+  waitfailed)
+    apply_job waitfailed-apply
+    (sleep 1 && set_conditions mnist "[$(condition Failed FailedJobs "jobset failed due to one or more job failures")]") &
+    pids+=($!)
+    run 1 wait-failed -- wait trainjob/mnist -n "$ns" --for=condition=Complete --timeout=30s &&
+      same wait-failed "$err" "error: TrainJob $ns/mnist failed: FailedJobs: jobset failed due to one or more job failures"
+    run 0 wait-for-failed -- wait trainjob/mnist -n "$ns" --for=condition=Failed --timeout=5s
+    ;;
+  delete)
+    apply_job delete-apply
+    run 0 delete -- delete trainjob mnist -n "$ns" &&
+      same delete "$out" "trainjob.trainer.kubeflow.org \"mnist\" deleted from $ns namespace"
+    run 1 delete-gone -- get trainjob mnist -n "$ns" && has delete-gone "$err" "NotFound"
+    run 1 delete-again -- delete trainjob mnist -n "$ns" &&
+      has delete-again "$err" 'Error from server (NotFound): trainjobs.trainer.kubeflow.org "mnist" not found'
+    apply_job delete-reapply
+    run 0 delete-files -- delete -n "$ns" -f "$data/runtime.yaml" -f "$data/trainjob.yaml" &&
+      same delete-files "$out" "trainingruntime.trainer.kubeflow.org \"torch-small\" deleted from $ns namespace
+trainjob.trainer.kubeflow.org \"mnist\" deleted from $ns namespace"
+    run 0 delete-empty -- get trainingruntimes -n "$ns" && has delete-empty "$err" "No resources found"
+    run 2 delete-usage -- delete -n "$ns"
+    ;;
+  *) echo "unknown case $case"; exit 2 ;;
+esac
+api DELETE "/api/v1/namespaces/$ns" >/dev/null 2>&1
+if [[ $failures -ne 0 ]]; then echo "$failures failure(s)"; exit 1; fi
+echo "cluster $case: ok"
