@@ -124,6 +124,7 @@ TEST_CASE("parse_retry_after takes integer seconds only", "[transport]") {
   CHECK(parse_retry_after("1") == 1);
   CHECK(parse_retry_after(" 30 ") == 30);
   CHECK(parse_retry_after("0") == 0);
+  CHECK(parse_retry_after("99999999999999") == 86400);
   CHECK_FALSE(parse_retry_after("").has_value());
   CHECK_FALSE(parse_retry_after("-1").has_value());
   CHECK_FALSE(parse_retry_after("1.5").has_value());

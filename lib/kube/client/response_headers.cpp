@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "kube/client/response_headers.hpp"
 
+#include <algorithm>
 #include <charconv>
 
 namespace trainer::kube::detail {
 
 namespace {
+
+constexpr long kMaxRetryAfterSeconds = 24L * 3600;
 
 std::string_view trim(std::string_view text) {
   const auto begin = text.find_first_not_of(" \t");
@@ -46,7 +49,8 @@ std::optional<long> parse_retry_after(std::string_view value) {
   if (value.empty() || parsed.ec != std::errc() || parsed.ptr != end || seconds < 0) {
     return std::nullopt;
   }
-  return seconds;
+  // Far beyond any max_retry_wait; keeps the conversion to milliseconds from overflowing.
+  return std::min(seconds, kMaxRetryAfterSeconds);
 }
 
 std::vector<std::string> parse_warnings(std::string_view value) {

@@ -12,7 +12,7 @@
 namespace trainer::kube::detail {
 
 /// The seconds of a `Retry-After` value when it is a non-negative integer (client-go ignores
-/// the HTTP-date form), else nullopt.
+/// the HTTP-date form), else nullopt. Values above a day count as a day.
 [[nodiscard]] std::optional<long> parse_retry_after(std::string_view value);
 
 /// The texts of the code-299 warnings in one `Warning` header value (comma-joined warnings,
