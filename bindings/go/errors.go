@@ -29,13 +29,21 @@ const (
 	CodeUser            Code = C.TRAINER_E_USER
 	CodeIO              Code = C.TRAINER_E_IO
 	CodeTimeout         Code = C.TRAINER_E_TIMEOUT
+	CodeCanceled        Code = C.TRAINER_E_CANCELLED
+	CodeUnauthorized    Code = C.TRAINER_E_UNAUTHORIZED
+	CodeForbidden       Code = C.TRAINER_E_FORBIDDEN
+	CodeConflict        Code = C.TRAINER_E_CONFLICT
+	CodeServer          Code = C.TRAINER_E_SERVER
+	CodeFailed          Code = C.TRAINER_E_FAILED
 )
 
 // String returns the C constant name ("TRAINER_E_PARSE"), "TRAINER_E_?" for unknown codes.
 func (c Code) String() string { return C.GoString(C.trainer_status_name(C.trainer_status(c))) }
 
 // Sentinels for errors.Is: errors.Is(err, ErrInvalid) holds for every *Error whose Code is
-// CodeInvalid, whatever its message and fields.
+// CodeInvalid, whatever its message and fields. A cluster call ended by its context.Context
+// is ErrCanceled and also matches the context's error (context.Canceled or
+// context.DeadlineExceeded).
 var (
 	ErrInvalidArgument = &Error{Code: CodeInvalidArgument}
 	ErrParse           = &Error{Code: CodeParse}
@@ -48,6 +56,12 @@ var (
 	ErrUser            = &Error{Code: CodeUser}
 	ErrIO              = &Error{Code: CodeIO}
 	ErrTimeout         = &Error{Code: CodeTimeout}
+	ErrCanceled        = &Error{Code: CodeCanceled}
+	ErrUnauthorized    = &Error{Code: CodeUnauthorized}
+	ErrForbidden       = &Error{Code: CodeForbidden}
+	ErrConflict        = &Error{Code: CodeConflict}
+	ErrServer          = &Error{Code: CodeServer}
+	ErrFailed          = &Error{Code: CodeFailed}
 )
 
 // FieldError is one Kubernetes-style field violation (k8s.io/apimachinery field.Error).
@@ -86,6 +100,15 @@ type Error struct {
 	Message string
 	// Fields lists the field violations of CodeInvalid and CodeParse errors.
 	Fields []FieldError
+	// HTTPStatus is the HTTP status code of an error a Kubernetes API server answered (404,
+	// 422, ...); 0 for every other error.
+	HTTPStatus int
+	// Reason is the server's Status.reason ("NotFound", "Invalid", "AlreadyExists", ...); ""
+	// when it sent none and for errors that did not come from a server.
+	Reason string
+
+	// cause is the context error that cancelled a cluster call (see Unwrap).
+	cause error
 }
 
 // Error implements the error interface: "libtrainer: TRAINER_E_INVALID: <message>".
@@ -101,6 +124,10 @@ func (e *Error) Is(target error) bool {
 	t, ok := target.(*Error)
 	return ok && t.Code == e.Code
 }
+
+// Unwrap returns the context error (context.Canceled, context.DeadlineExceeded) of a cluster
+// call that its context ended, so that errors.Is(err, context.Canceled) holds; nil otherwise.
+func (e *Error) Unwrap() error { return e.cause }
 
 // optString converts a borrowed, possibly NULL C string.
 func optString(s *C.char) string {
@@ -122,8 +149,10 @@ func takeError(status C.trainer_status, cerr *C.trainer_error) error {
 	}
 	defer C.trainer_error_free(cerr)
 	e := &Error{
-		Code:    Code(C.trainer_error_code(cerr)),
-		Message: C.GoString(C.trainer_error_message(cerr)),
+		Code:       Code(C.trainer_error_code(cerr)),
+		Message:    C.GoString(C.trainer_error_message(cerr)),
+		HTTPStatus: int(C.trainer_error_http_status(cerr)),
+		Reason:     C.GoString(C.trainer_error_reason(cerr)),
 	}
 	n := int(C.trainer_error_field_count(cerr))
 	if n > 0 {

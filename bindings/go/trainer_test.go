@@ -73,6 +73,12 @@ func TestCodeNames(t *testing.T) {
 		CodeUser:            "TRAINER_E_USER",
 		CodeIO:              "TRAINER_E_IO",
 		CodeTimeout:         "TRAINER_E_TIMEOUT",
+		CodeCanceled:        "TRAINER_E_CANCELLED",
+		CodeUnauthorized:    "TRAINER_E_UNAUTHORIZED",
+		CodeForbidden:       "TRAINER_E_FORBIDDEN",
+		CodeConflict:        "TRAINER_E_CONFLICT",
+		CodeServer:          "TRAINER_E_SERVER",
+		CodeFailed:          "TRAINER_E_FAILED",
 		Code(-1000):         "TRAINER_E_?",
 	}
 	for code, want := range cases {

@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package trainer
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The cluster tests run against the kube-apiserver that CTest's fixture kube_apiserver starts
+// (TRAINER_TEST_APISERVER_DIR); they play the TrainJob controller by patching the status
+// subresource with the admin token.
+
+const clusterRuntimeYAML = `apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainingRuntime
+metadata:
+  name: torch-rt
+spec:
+  mlPolicy:
+    numNodes: 1
+    torch: {}
+  template:
+    spec:
+      replicatedJobs:
+        - name: node
+          template:
+            metadata:
+              labels:
+                trainer.kubeflow.org/trainjob-ancestor-step: trainer
+            spec:
+              template:
+                spec:
+                  containers:
+                    - name: node
+                      image: pytorch:2.5
+`
+
+func clusterTrainJobYAML(name string, procs int) string {
+	return fmt.Sprintf(`apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata:
+  name: %s
+spec:
+  runtimeRef:
+    name: torch-rt
+    kind: TrainingRuntime
+  trainer:
+    numNodes: 2
+    numProcPerNode: %d
+`, name, procs)
+}
+
+// apiServer is the fixture's server, reached with the admin token.
+type apiServer struct {
+	dir, url, token string
+	http            *http.Client
+}
+
+func (s *apiServer) request(t *testing.T, method, path, contentType, body string) {
+	t.Helper()
+	req, err := http.NewRequest(method, s.url+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+s.token)
+	req.Header.Set("Content-Type", contentType)
+	resp, err := s.http.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		var b bytes.Buffer
+		_, _ = b.ReadFrom(resp.Body)
+		t.Fatalf("%s %s: %s: %s", method, path, resp.Status, b.String())
+	}
+}
+
+// completeTrainJob plays the controller: the TrainJob's Complete condition becomes True.
+func (s *apiServer) completeTrainJob(t *testing.T, ns, name string) {
+	s.request(t, "PATCH",
+		fmt.Sprintf("/apis/trainer.kubeflow.org/v1alpha1/namespaces/%s/trainjobs/%s/status", ns, name),
+		"application/merge-patch+json",
+		`{"status":{"conditions":[{"type":"Complete","status":"True","reason":"JobsCompleted",`+
+			`"message":"done","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}`)
+}
+
+// clusterFixture skips the test without the API server, and otherwise returns it, a fresh
+// namespace and a client whose default namespace it is.
+func clusterFixture(t *testing.T) (*apiServer, string, *Client) {
+	t.Helper()
+	if os.Getenv("TRAINER_KUBE_TEST_ENV") == "" {
+		t.Skip("SKIPPED: TRAINER_KUBE_TEST_ENV is not set (no API server to test against)")
+	}
+	dir := os.Getenv("TRAINER_TEST_APISERVER_DIR")
+	if dir == "" {
+		t.Skip("SKIPPED: TRAINER_TEST_APISERVER_DIR is not set (run under ctest, whose fixture kube_apiserver starts the server)")
+	}
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(string(b))
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM([]byte(read("ca.crt"))) {
+		t.Fatal("ca.crt holds no certificate")
+	}
+	s := &apiServer{dir: dir, url: read("url"), token: read("token"), http: &http.Client{
+		Timeout:   30 * time.Second,
+		Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}},
+	}}
+	ns := fmt.Sprintf("go-%s-%d", strings.ToLower(strings.ReplaceAll(t.Name(), "_", "-")), time.Now().UnixNano()%1000000)
+	if len(ns) > 63 {
+		ns = ns[len(ns)-63:]
+	}
+	s.request(t, "POST", "/api/v1/namespaces", "application/json",
+		fmt.Sprintf(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":%q}}`, ns))
+	client, err := NewClient(&ClientOptions{Kubeconfig: filepath.Join(dir, "kubeconfig"), Namespace: ns, QPS: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Close() })
+	if client.Namespace() != ns {
+		t.Fatalf("Namespace() = %q, want %q", client.Namespace(), ns)
+	}
+	return s, ns, client
+}
+
+func applyJob(t *testing.T, client *Client, name string) {
+	t.Helper()
+	docs := clusterRuntimeYAML + "---\n" + clusterTrainJobYAML(name, 1)
+	applied, err := client.Apply(context.Background(), []byte(docs), &ApplyOptions{FieldManager: "go-test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"trainingruntime.trainer.kubeflow.org/torch-rt", "trainjob.trainer.kubeflow.org/" + name}
+	if len(applied) != len(want) {
+		t.Fatalf("applied %d objects, want %d", len(applied), len(want))
+	}
+	for i, w := range want {
+		if applied[i].Ref != w {
+			t.Errorf("applied[%d].Ref = %q, want %q", i, applied[i].Ref, w)
+		}
+	}
+}
+
+func resourceVersion(t *testing.T, object []byte) string {
+	t.Helper()
+	var o struct {
+		Metadata struct {
+			ResourceVersion string `json:"resourceVersion"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal(object, &o); err != nil || o.Metadata.ResourceVersion == "" {
+		t.Fatalf("no resourceVersion in %s (%v)", object, err)
+	}
+	return o.Metadata.ResourceVersion
+}
+
+func TestClusterOffline(t *testing.T) {
+	_, err := NewClient(&ClientOptions{Kubeconfig: "/nonexistent/kubeconfig"})
+	var te *Error
+	if !errors.As(err, &te) || !strings.Contains(te.Message, "/nonexistent/kubeconfig") || te.HTTPStatus != 0 {
+		t.Fatalf("NewClient(missing kubeconfig) = %v", err)
+	}
+	wrapped := fmt.Errorf("op: %w", &Error{Code: CodeCanceled, cause: context.Canceled})
+	if !errors.Is(wrapped, ErrCanceled) || !errors.Is(wrapped, context.Canceled) || errors.Is(wrapped, ErrTimeout) {
+		t.Fatal("a cancelled call must match ErrCanceled and context.Canceled only")
+	}
+}
+
+func TestClusterApplyGetList(t *testing.T) {
+	_, ns, client := clusterFixture(t)
+	ctx := context.Background()
+	applyJob(t, client, "job-a")
+	applyJob(t, client, "job-a") // server-side apply is idempotent
+
+	obj, err := client.Get(ctx, "trainjob", "", "job-a", FormatJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(obj, []byte(`"name":"job-a"`)) || !bytes.Contains(obj, []byte(`"namespace":"`+ns+`"`)) {
+		t.Fatalf("Get: %s", obj)
+	}
+	yaml, err := client.Get(ctx, "TrainingRuntime", ns, "torch-rt", FormatYAML)
+	if err != nil || !bytes.Contains(yaml, []byte("kind: TrainingRuntime\n")) {
+		t.Fatalf("Get runtime as YAML: %s, %v", yaml, err)
+	}
+	list, err := client.List(ctx, "trainjobs", "", nil, FormatJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var l struct {
+		Kind  string `json:"kind"`
+		Items []struct {
+			Metadata struct{ Name string } `json:"metadata"`
+		} `json:"items"`
+	}
+	if err := json.Unmarshal(list, &l); err != nil || l.Kind != "TrainJobList" || len(l.Items) != 1 || l.Items[0].Metadata.Name != "job-a" {
+		t.Fatalf("List: %s (%v)", list, err)
+	}
+	none, err := client.List(ctx, "trainjobs", "", &ListOptions{LabelSelector: "app=none"}, FormatJSON)
+	if err != nil || bytes.Contains(none, []byte("job-a")) {
+		t.Fatalf("List with a selector that matches nothing: %s, %v", none, err)
+	}
+}
+
+func TestClusterErrors(t *testing.T) {
+	_, _, client := clusterFixture(t)
+	ctx := context.Background()
+
+	_, err := client.Get(ctx, "trainjob", "", "missing", FormatJSON)
+	var te *Error
+	if !errors.Is(err, ErrNotFound) || !errors.As(err, &te) || te.HTTPStatus != 404 || te.Reason != "NotFound" {
+		t.Fatalf("Get(missing) = %#v", err)
+	}
+	if !strings.Contains(te.Message, `"missing" not found`) {
+		t.Fatalf("message %q", te.Message)
+	}
+	if err := client.Delete(ctx, "trainjob", "", "missing", nil); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("Delete(missing) = %v", err)
+	}
+	if _, err := client.Get(ctx, "widgets", "", "x", FormatJSON); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("Get(unknown kind) = %v", err)
+	}
+
+	// Local admission refuses the bad TrainJob; the good one before it is not applied either.
+	docs := clusterRuntimeYAML + "---\n" + clusterTrainJobYAML("job-ok", 1) + "---\n" + clusterTrainJobYAML("job-bad", 0)
+	_, err = client.Apply(ctx, []byte(docs), nil)
+	if !errors.Is(err, ErrInvalid) || !errors.As(err, &te) || te.HTTPStatus != 0 {
+		t.Fatalf("Apply(invalid) = %v", err)
+	}
+	found := false
+	for _, f := range te.Fields {
+		found = found || f.Path == "spec.trainer.numProcPerNode"
+	}
+	if !found {
+		t.Fatalf("no field error for spec.trainer.numProcPerNode: %+v", te.Fields)
+	}
+	if _, err := client.Get(ctx, "trainjob", "", "job-ok", FormatJSON); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("job-ok was applied although job-bad was rejected: %v", err)
+	}
+}
+
+func TestClusterWaitWatchDelete(t *testing.T) {
+	server, ns, client := clusterFixture(t)
+	ctx := context.Background()
+	applyJob(t, client, "job-w")
+
+	if _, err := client.Wait(ctx, "", "job-w", "Complete", &WaitOptions{Timeout: -1}); !errors.Is(err, ErrTimeout) {
+		t.Fatalf("Wait before completion (check once) = %v", err)
+	}
+
+	before, err := client.Get(ctx, "trainjob", "", "job-w", FormatJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// A watch sees the current TrainJob as ADDED, then the controller's change as MODIFIED.
+	wctx, stop := context.WithTimeout(ctx, 60*time.Second)
+	defer stop()
+	events, result := client.WatchChan(wctx, "", &WatchOptions{Name: "job-w"})
+	first := <-events
+	if first.Type != "ADDED" || !bytes.Contains(first.Object, []byte(`"name":"job-w"`)) {
+		t.Fatalf("first event %s %s", first.Type, first.Object)
+	}
+	server.completeTrainJob(t, ns, "job-w")
+	for ev := range events {
+		if ev.Type == "MODIFIED" && bytes.Contains(ev.Object, []byte(`"type":"Complete"`)) {
+			stop()
+			break
+		}
+		if ev.Type != "BOOKMARK" {
+			t.Fatalf("unexpected event %s %s", ev.Type, ev.Object)
+		}
+	}
+	for range events { // drained until the watch ends
+	}
+	if err := <-result; err != nil {
+		t.Fatalf("watch ended with %v", err)
+	}
+
+	done, err := client.Wait(ctx, "", "job-w", "complete", &WaitOptions{Timeout: 30 * time.Second})
+	if err != nil || !bytes.Contains(done, []byte(`"reason":"JobsCompleted"`)) {
+		t.Fatalf("Wait(Complete) = %s, %v", done, err)
+	}
+
+	// A callback watch from the version before the change receives the change first, and
+	// stops when asked to.
+	var got []WatchEvent
+	err = client.Watch(ctx, "", &WatchOptions{Name: "job-w", ResourceVersion: resourceVersion(t, before)},
+		func(ev WatchEvent) bool {
+			got = append(got, ev)
+			return false
+		})
+	if err != nil || len(got) != 1 || got[0].Type != "MODIFIED" || !bytes.Contains(got[0].Object, []byte(`"type":"Complete"`)) {
+		t.Fatalf("Watch from the earlier version: %v, events %q", err, got)
+	}
+
+	if err := client.Logs(ctx, "", "job-w", nil, func(string, []byte) bool { return true }); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("Logs without pods = %v", err)
+	}
+
+	if err := client.Delete(ctx, "trainjob", "", "job-w", &DeleteOptions{Propagation: PropagationBackground}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.Get(ctx, "trainjob", "", "job-w", FormatJSON); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("Get after Delete = %v", err)
+	}
+}
+
+func TestClusterCancellation(t *testing.T) {
+	_, _, client := clusterFixture(t)
+	applyJob(t, client, "job-c")
+
+	// Cancelled while waiting for a condition that never comes.
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	start := time.Now()
+	_, err := client.Wait(ctx, "", "job-c", "Suspended", &WaitOptions{Timeout: time.Minute})
+	if !errors.Is(err, ErrCanceled) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("Wait cancelled through ctx = %v", err)
+	}
+	if elapsed := time.Since(start); elapsed > 10*time.Second {
+		t.Fatalf("cancellation took %v", elapsed)
+	}
+
+	// A ctx deadline ends the wait with DeadlineExceeded.
+	dctx, stop := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer stop()
+	if _, err := client.Wait(dctx, "", "job-c", "Suspended", nil); !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, ErrCanceled) {
+		t.Fatalf("Wait past ctx's deadline = %v", err)
+	}
+
+	// An open watch ends when ctx is cancelled.
+	wctx, wcancel := context.WithCancel(context.Background())
+	err = client.Watch(wctx, "", nil, func(WatchEvent) bool { wcancel(); return true })
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Watch cancelled through ctx = %v", err)
+	}
+
+	// A ctx that has ended already: no request.
+	if _, err := client.Get(ctx, "trainjob", "", "job-c", FormatJSON); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Get with a cancelled ctx = %v", err)
+	}
+
+	// A panic in a callback comes back on the caller's goroutine.
+	func() {
+		defer func() {
+			if r := recover(); r != "boom" {
+				t.Fatalf("recovered %v, want the callback's panic", r)
+			}
+		}()
+		_ = client.Watch(context.Background(), "", nil, func(WatchEvent) bool { panic("boom") })
+		t.Fatal("Watch returned although its callback panicked")
+	}()
+}
