@@ -1,0 +1,502 @@
+// SPDX-License-Identifier: Apache-2.0
+// The TrainJob verbs of lib/cluster (include/trainer/cluster.hpp) where the trainerctl shell
+// tests cannot reach: against the real kube-apiserver (local admission completed with the
+// cluster's runtime, the observedGeneration rule, cancellation and deletion while waiting, the
+// server's Table) and against the loopback fault server for logs (the API server has no kubelet:
+// pod selection by the JobSet's labels, node index, concurrent followed streams, stopping).
+#include "trainer/cluster.hpp"
+#include "support/api_server.hpp"
+#include "support/fault_server.hpp"
+#include "trainer/codec.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace std::chrono_literals;
+namespace cluster = trainer::cluster;
+namespace kube = trainer::kube;
+using trainer::ErrorCode;
+using trainer::testing::ApiServer;
+using trainer::testing::FaultResponse;
+using trainer::testing::FaultServer;
+
+namespace {
+
+kube::ClientOptions test_options() {
+  kube::ClientOptions options;
+  options.qps = -1;
+  options.timeout = 30s;
+  options.connect_timeout = 5s;
+  options.stream_idle_timeout = 20s;
+  return options;
+}
+
+kube::Client client_for(ApiServer& server) {
+  kube::LoadOptions load;
+  load.kubeconfig = server.kubeconfig();
+  auto config = kube::load_config(load);
+  REQUIRE(config);
+  auto client = kube::Client::create(*config, test_options());
+  REQUIRE(client);
+  return std::move(*client);
+}
+
+std::vector<boost::json::value> documents(const std::string& yaml) {
+  auto docs = trainer::parse_documents(yaml);
+  REQUIRE(docs);
+  return *docs;
+}
+
+const std::string kRuntime = R"(apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainingRuntime
+metadata:
+  name: torch-small
+spec:
+  mlPolicy:
+    numNodes: 1
+    torch: {}
+  template:
+    spec:
+      replicatedJobs:
+        - name: node
+          template:
+            metadata:
+              labels:
+                trainer.kubeflow.org/trainjob-ancestor-step: trainer
+            spec:
+              template:
+                spec:
+                  containers:
+                    - name: node
+                      image: pytorch/pytorch:2.13.0-cuda13.0-cudnn9-runtime
+)";
+
+std::string train_job(const std::string& name, const std::string& trainer_extra = "") {
+  return "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata:\n  name: " + name +
+         "\nspec:\n  runtimeRef:\n    name: torch-small\n    kind: TrainingRuntime\n"
+         "  trainer:\n    numNodes: 2\n" +
+         trainer_extra;
+}
+
+// The controller's status write, through the admin token (curl, as the shell tests do).
+void patch_status(ApiServer& server, const std::string& ns, const std::string& name,
+                  const std::string& status_json) {
+  trainer::testing::run_or_die(
+      "curl -sSf --max-time 20 --cacert '" + server.ca_file() + "' -H 'Authorization: Bearer " +
+      server.token() + "' -X PATCH -H 'Content-Type: application/merge-patch+json' --data '" +
+      R"({"status":)" + status_json + "}' '" + server.url() +
+      "/apis/trainer.kubeflow.org/v1alpha1/namespaces/" + ns + "/trainjobs/" + name +
+      "/status' >/dev/null");
+}
+
+std::string condition(const std::string& type, const std::string& extra = "") {
+  return R"({"type":")" + type +
+         R"(","status":"True","reason":"R","message":"m","lastTransitionTime":"2026-01-01T00:00:00Z")" +
+         extra + "}";
+}
+
+void apply_or_die(kube::Client& client, const std::string& ns, const std::string& yaml) {
+  cluster::ApplyOptions options;
+  options.namespace_ = ns;
+  auto applied = cluster::apply(client, documents(yaml), options);
+  INFO((applied ? std::string() : kube::kubectl_text(applied.error())));
+  REQUIRE(applied);
+}
+
+}  // namespace
+
+TEST_CASE("parse_kind accepts kubectl's spellings of the Trainer kinds") {
+  CHECK(cluster::parse_kind("trainjobs") == cluster::Kind::kTrainJob);
+  CHECK(cluster::parse_kind("TrainJob") == cluster::Kind::kTrainJob);
+  CHECK(cluster::parse_kind("trainjob.trainer.kubeflow.org") == cluster::Kind::kTrainJob);
+  CHECK(cluster::parse_kind("trainjobs.v1alpha1.trainer.kubeflow.org") == cluster::Kind::kTrainJob);
+  CHECK(cluster::parse_kind("trainingruntime") == cluster::Kind::kTrainingRuntime);
+  CHECK(cluster::parse_kind("ClusterTrainingRuntimes") == cluster::Kind::kClusterTrainingRuntime);
+  const auto bad = cluster::parse_kind("trainjobz");
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().code == ErrorCode::kInvalidArgument);
+  CHECK(bad.error().message == "the server doesn't have a resource type \"trainjobz\"");
+}
+
+TEST_CASE(
+    "apply admits a TrainJob against the runtime the cluster holds, applying nothing when "
+    "it is rejected") {
+  auto& server = ApiServer::shared();
+  const auto ns = trainer::testing::unique_namespace(server, "cluster-apply");
+  auto client = client_for(server);
+  apply_or_die(client, ns, kRuntime);
+
+  // PET_NNODES is the Torch plugin's: only a check against the runtime (read from the cluster,
+  // it is not among the documents) can reject it.
+  const std::string bad_job =
+      train_job("reserved", "    env:\n      - name: PET_NNODES\n        value: \"4\"\n");
+  std::vector<std::string> warnings;
+  std::vector<std::string> applied_refs;
+  cluster::ApplyOptions options;
+  options.namespace_ = ns;
+  options.on_warning = [&](std::string_view w) { warnings.emplace_back(w); };
+  options.on_applied = [&](const cluster::AppliedObject& a) { applied_refs.push_back(a.ref); };
+  const std::string config_map =
+      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: first\ndata:\n  a: b\n---\n";
+  auto rejected = cluster::apply(client, documents(config_map + bad_job), options);
+  REQUIRE_FALSE(rejected);
+  CHECK(rejected.error().code == ErrorCode::kInvalid);
+  REQUIRE_FALSE(rejected.error().fields.empty());
+  CHECK(rejected.error().fields[0].path.find("spec.trainer.env") == 0);
+  CHECK(applied_refs.empty());
+  CHECK(warnings.empty());
+  auto config_maps = client.resource_for("v1", "ConfigMap");
+  REQUIRE(config_maps);
+  const auto absent = client.get(*config_maps, ns, "first");
+  REQUIRE_FALSE(absent);
+  CHECK(absent.error().code == ErrorCode::kNotFound);
+
+  // The same documents with a valid TrainJob: applied in input order, each reported.
+  auto applied = cluster::apply(client, documents(config_map + train_job("good")), options);
+  REQUIRE(applied);
+  CHECK(applied_refs ==
+        std::vector<std::string>{"configmap/first", "trainjob.trainer.kubeflow.org/good"});
+  REQUIRE(applied->size() == 2);
+  CHECK((*applied)[1].object.at("metadata").at("namespace").as_string() == ns);
+  CHECK(warnings.empty());
+}
+
+TEST_CASE(
+    "wait: a condition older than the generation does not count, and "
+    "cancellation or deletion ends the wait") {
+  auto& server = ApiServer::shared();
+  const auto ns = trainer::testing::unique_namespace(server, "cluster-wait");
+  auto client = client_for(server);
+  apply_or_die(client, ns, kRuntime + "---\n" + train_job("job"));
+
+  // generation is 1: a Complete condition observed at generation 0 is stale.
+  patch_status(server, ns, "job",
+               "{\"conditions\":[" + condition("Complete", R"(,"observedGeneration":0)") + "]}");
+  cluster::WaitOptions once;
+  once.wait_timeout = 0ms;
+  auto stale = cluster::wait(client, ns, "job", "Complete", "True", once);
+  REQUIRE_FALSE(stale);
+  CHECK(stale.error().code == ErrorCode::kTimeout);
+  CHECK(stale.error().message == "condition not met for trainjobs/job");
+  patch_status(server, ns, "job",
+               "{\"conditions\":[" + condition("Complete", R"(,"observedGeneration":1)") + "]}");
+  auto met = cluster::wait(client, ns, "job", "complete", "true", once);
+  REQUIRE(met);
+  CHECK(met->at("metadata").at("name").as_string() == "job");
+
+  // Cancelled from another thread while watching: kCancelled, promptly.
+  cluster::WaitOptions cancellable;
+  cancellable.wait_timeout = 60s;
+  std::thread canceller([token = cancellable.cancel] {
+    std::this_thread::sleep_for(300ms);
+    token.cancel();
+  });
+  const auto start = std::chrono::steady_clock::now();
+  auto cancelled = cluster::wait(client, ns, "job", "Suspended", "True", cancellable);
+  canceller.join();
+  REQUIRE_FALSE(cancelled);
+  CHECK(cancelled.error().code == ErrorCode::kCancelled);
+  CHECK(std::chrono::steady_clock::now() - start < 10s);
+
+  // Deleted while waiting: kNotFound.
+  cluster::WaitOptions waiting;
+  waiting.wait_timeout = 60s;
+  std::thread deleter([&] {
+    std::this_thread::sleep_for(300ms);
+    auto other = client_for(server);
+    cluster::DeleteOptions options;
+    options.propagation = kube::Propagation::kBackground;
+    REQUIRE(cluster::remove(other, cluster::Kind::kTrainJob, ns, "job", options));
+  });
+  auto gone = cluster::wait(client, ns, "job", "Suspended", "True", waiting);
+  deleter.join();
+  REQUIRE_FALSE(gone);
+  CHECK(gone.error().code == ErrorCode::kNotFound);
+
+  auto missing = cluster::wait(client, ns, "job", "Complete", "True", once);
+  REQUIRE_FALSE(missing);
+  CHECK(missing.error().code == ErrorCode::kNotFound);
+}
+
+TEST_CASE("table: the server computes the CRD's printer columns, for a list and for one object") {
+  auto& server = ApiServer::shared();
+  const auto ns = trainer::testing::unique_namespace(server, "cluster-table");
+  auto client = client_for(server);
+  apply_or_die(client, ns, kRuntime + "---\n" + train_job("a") + "---\n" + train_job("b"));
+  patch_status(server, ns, "b", "{\"conditions\":[" + condition("Failed") + "]}");
+
+  auto table = cluster::table(client, cluster::Kind::kTrainJob, ns, "", {});
+  REQUIRE(table);
+  CHECK(table->at("kind").as_string() == "Table");
+  const auto& columns = table->at("columnDefinitions").as_array();
+  REQUIRE(columns.size() == 3);
+  CHECK(columns[0].at("name").as_string() == "Name");
+  CHECK(columns[1].at("name").as_string() == "State");
+  CHECK(columns[2].at("name").as_string() == "Age");
+  const auto& rows = table->at("rows").as_array();
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[1].at("cells").as_array()[0].as_string() == "b");
+  CHECK(rows[1].at("cells").as_array()[1].as_string() == "Failed");
+  CHECK(rows[0].at("object").at("metadata").at("namespace").as_string() == ns);
+
+  auto one = cluster::table(client, cluster::Kind::kTrainJob, ns, "a", {});
+  REQUIRE(one);
+  REQUIRE(one->at("rows").as_array().size() == 1);
+  CHECK(one->at("rows").as_array()[0].at("cells").as_array()[0].as_string() == "a");
+
+  cluster::GetOptions selected;
+  selected.label_selector = "team=none";
+  auto none = cluster::table(client, cluster::Kind::kTrainJob, ns, "", selected);
+  REQUIRE(none);
+  CHECK(none->at("rows").as_array().empty());
+  auto bad_name = cluster::table(client, cluster::Kind::kTrainJob, ns, "a/b", {});
+  REQUIRE_FALSE(bad_name);
+  CHECK(bad_name.error().code == ErrorCode::kInvalidArgument);
+}
+
+TEST_CASE("watch of one TrainJob sees only its events") {
+  auto& server = ApiServer::shared();
+  const auto ns = trainer::testing::unique_namespace(server, "cluster-watch");
+  auto client = client_for(server);
+  apply_or_die(client, ns, kRuntime + "---\n" + train_job("a") + "---\n" + train_job("b"));
+  cluster::WatchOptions options;
+  options.name = "b";
+  std::thread patcher([&] {
+    std::this_thread::sleep_for(300ms);
+    patch_status(server, ns, "a", "{\"conditions\":[" + condition("Failed") + "]}");
+    patch_status(server, ns, "b", "{\"conditions\":[" + condition("Complete") + "]}");
+  });
+  std::vector<std::string> seen;
+  std::thread stopper([token = options.cancel] {
+    std::this_thread::sleep_for(20s);  // a bound, should the event never come
+    token.cancel();
+  });
+  stopper.detach();
+  auto watched = cluster::watch(client, ns, options, [&](const kube::WatchEvent& event) {
+    if (event.type == kube::WatchEventType::kBookmark) return true;
+    seen.push_back(std::string(kube::to_string(event.type)) + " " +
+                   std::string(event.object.at("metadata").at("name").as_string()));
+    return seen.size() < 2;
+  });
+  patcher.join();
+  REQUIRE(watched);
+  CHECK(seen == std::vector<std::string>{"ADDED b", "MODIFIED b"});
+}
+
+// ---- logs against the loopback fault server ------------------------------------------------
+
+namespace {
+
+const std::string kAggregated =
+    "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
+
+// Discovery of a server that serves pods only, then the pod list.
+void push_discovery_and_pods(FaultServer& fault, const std::string& pods_json) {
+  fault.push(FaultResponse(
+      200, {{"Content-Type", kAggregated}},
+      R"({"kind":"APIGroupDiscoveryList","apiVersion":"apidiscovery.k8s.io/v2","items":[)"
+      R"({"metadata":{"name":""},"versions":[{"version":"v1","resources":[)"
+      R"({"resource":"pods","responseKind":{"group":"","version":"v1","kind":"Pod"},)"
+      R"("scope":"Namespaced","singularResource":"pod","verbs":["get","list"]}]}]}]})"));
+  fault.push(FaultResponse(
+      200, {{"Content-Type", kAggregated}},
+      R"({"kind":"APIGroupDiscoveryList","apiVersion":"apidiscovery.k8s.io/v2","items":[]})"));
+  fault.push(FaultResponse(
+      200, {{"Content-Type", "application/json"}},
+      R"({"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"5"},"items":[)" +
+          pods_json + "]}"));
+}
+
+// A pod of the JobSet `mnist`: its replicated job, and the completion index as a label
+// (PodIndexLabel) or only as the annotation.
+std::string pod(const std::string& name, const std::string& rjob, int index, bool index_label) {
+  const std::string idx =
+      "\"batch.kubernetes.io/job-completion-index\":\"" + std::to_string(index) + "\"";
+  return R"({"metadata":{"name":")" + name +
+         R"(","namespace":"ns","labels":{)"
+         R"("jobset.sigs.k8s.io/jobset-name":"mnist","jobset.sigs.k8s.io/replicatedjob-name":")" +
+         rjob + R"(","jobset.sigs.k8s.io/job-index":"0")" + (index_label ? "," + idx : "") +
+         R"(},"annotations":{)" + idx + R"(}},"spec":{"containers":[{"name":")" +
+         (rjob == "node" ? "node" : rjob) + R"("},{"name":"sidecar"}]}})";
+}
+
+kube::Client client_for_fault(const FaultServer& fault) {
+  kube::Config config;
+  config.server = fault.url();
+  config.token = "t";
+  auto client = kube::Client::create(config, test_options());
+  REQUIRE(client);
+  return std::move(*client);
+}
+
+const std::string kPods = pod("mnist-node-0-1", "node", 1, false) + "," +
+                          pod("mnist-dataset-initializer-0-0", "dataset-initializer", 0, true) +
+                          "," + pod("mnist-node-0-0", "node", 0, true);
+
+FaultResponse log_body(std::vector<FaultResponse::Piece> chunks, bool hold = false) {
+  FaultResponse response;
+  response.headers = {{"Content-Type", "text/plain"}};
+  response.chunks = std::move(chunks);
+  response.hold = hold;
+  return response;
+}
+
+}  // namespace
+
+TEST_CASE("logs: the trainer pods of the JobSet by its labels, in node order, container node") {
+  FaultServer fault;
+  auto client = client_for_fault(fault);
+  push_discovery_and_pods(fault, kPods);
+  fault.push(log_body({{0ms, "rank 0\n"}}));
+  fault.push(log_body({{0ms, "rank 1\n"}}));
+  std::string text;
+  std::vector<std::string> pods;
+  auto read = cluster::logs(client, "ns", "mnist", {}, [&](const cluster::LogChunk& chunk) {
+    if (pods.empty() || pods.back() != chunk.pod) pods.emplace_back(chunk.pod);
+    text += chunk.data;
+    return true;
+  });
+  REQUIRE(read);
+  CHECK(text == "rank 0\nrank 1\n");
+  CHECK(pods == std::vector<std::string>{"mnist-node-0-0", "mnist-node-0-1"});
+  const auto requests = fault.requests();
+  REQUIRE(requests.size() == 5);
+  CHECK(requests[2].target.find("/api/v1/namespaces/ns/pods?") == 0);
+  CHECK(requests[2].target.find("labelSelector=jobset.sigs.k8s.io%2Fjobset-name%3Dmnist") !=
+        std::string::npos);
+  CHECK(requests[3].target == "/api/v1/namespaces/ns/pods/mnist-node-0-0/log?container=node");
+  CHECK(requests[4].target == "/api/v1/namespaces/ns/pods/mnist-node-0-1/log?container=node");
+}
+
+TEST_CASE("logs: --node N reads the pod of completion index N, label or annotation") {
+  for (const int node : {0, 1}) {
+    FaultServer fault;
+    auto client = client_for_fault(fault);
+    push_discovery_and_pods(fault, kPods);
+    fault.push(log_body({{0ms, "only\n"}}));
+    cluster::LogsOptions options;
+    options.node = node;
+    options.tail_lines = 5;
+    auto read = cluster::logs(client, "ns", "mnist", options,
+                              [](const cluster::LogChunk&) { return true; });
+    REQUIRE(read);
+    const auto requests = fault.requests();
+    REQUIRE(requests.size() == 4);
+    CHECK(requests[3].target == "/api/v1/namespaces/ns/pods/mnist-node-0-" + std::to_string(node) +
+                                    "/log?container=node&tailLines=5");
+  }
+  FaultServer fault;
+  auto client = client_for_fault(fault);
+  push_discovery_and_pods(fault, kPods);
+  cluster::LogsOptions options;
+  options.node = 7;
+  auto none =
+      cluster::logs(client, "ns", "mnist", options, [](const cluster::LogChunk&) { return true; });
+  REQUIRE_FALSE(none);
+  CHECK(none.error().code == ErrorCode::kNotFound);
+  CHECK(none.error().message ==
+        "TrainJob ns/mnist has no pod of replicated job \"node\" for node 7");
+}
+
+TEST_CASE("logs: a replicated job by name, and a TrainJob without pods") {
+  FaultServer fault;
+  auto client = client_for_fault(fault);
+  push_discovery_and_pods(fault,
+                          pod("mnist-dataset-initializer-0-0", "dataset-initializer", 0, true));
+  fault.push(log_body({{0ms, "downloading\n"}}));
+  cluster::LogsOptions options;
+  options.replicated_job = "dataset-initializer";
+  options.container = "dataset-initializer";
+  std::string text;
+  auto read = cluster::logs(client, "ns", "mnist", options, [&](const cluster::LogChunk& chunk) {
+    text += chunk.data;
+    return true;
+  });
+  REQUIRE(read);
+  CHECK(text == "downloading\n");
+  const auto requests = fault.requests();
+  REQUIRE(requests.size() == 4);
+  CHECK(requests[2].target.find("jobset.sigs.k8s.io%2Freplicatedjob-name%3Ddataset-initializer") !=
+        std::string::npos);
+  CHECK(
+      requests[3].target ==
+      "/api/v1/namespaces/ns/pods/mnist-dataset-initializer-0-0/log?container=dataset-initializer");
+
+  FaultServer empty;
+  auto empty_client = client_for_fault(empty);
+  push_discovery_and_pods(empty, "");
+  auto none =
+      cluster::logs(empty_client, "ns", "mnist", {}, [](const cluster::LogChunk&) { return true; });
+  REQUIRE_FALSE(none);
+  CHECK(none.error().code == ErrorCode::kNotFound);
+}
+
+TEST_CASE("logs -f: the pods are followed at once, and a callback's stop ends every stream") {
+  FaultServer fault;
+  auto client = client_for_fault(fault);
+  push_discovery_and_pods(fault, kPods);
+  // Both streams send a line and then stay open: only concurrent reading sees both lines.
+  fault.push(log_body({{0ms, "first stream\n"}}, /*hold=*/true));
+  fault.push(log_body({{0ms, "second stream\n"}}, /*hold=*/true));
+  cluster::LogsOptions options;
+  options.follow = true;
+  std::set<std::string> pods;
+  std::string text;
+  const auto start = std::chrono::steady_clock::now();
+  std::thread bound([token = options.cancel] {
+    std::this_thread::sleep_for(30s);  // should the streams never deliver
+    token.cancel();
+  });
+  bound.detach();
+  auto read = cluster::logs(client, "ns", "mnist", options, [&](const cluster::LogChunk& chunk) {
+    pods.emplace(chunk.pod);
+    text += chunk.data;
+    return pods.size() < 2;
+  });
+  REQUIRE(read);
+  CHECK(pods == std::set<std::string>{"mnist-node-0-0", "mnist-node-0-1"});
+  CHECK(text.find("first stream\n") != std::string::npos);
+  CHECK(text.find("second stream\n") != std::string::npos);
+  CHECK(std::chrono::steady_clock::now() - start < 20s);
+  for (const auto& request : fault.requests()) {
+    if (request.target.find("/log?") != std::string::npos) {
+      CHECK(request.target.find("container=node&follow=true") != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("logs -f: the caller's cancellation ends every followed stream with kCancelled") {
+  FaultServer fault;
+  auto client = client_for_fault(fault);
+  push_discovery_and_pods(fault, kPods);
+  fault.push(log_body({{0ms, "a\n"}}, /*hold=*/true));
+  fault.push(log_body({{0ms, "b\n"}}, /*hold=*/true));
+  cluster::LogsOptions options;
+  options.follow = true;
+  std::thread canceller([token = options.cancel, &fault] {
+    (void)fault.wait_for_requests(5, 10s);
+    std::this_thread::sleep_for(200ms);
+    token.cancel();
+  });
+  const auto start = std::chrono::steady_clock::now();
+  std::mutex mutex;
+  int chunks = 0;
+  auto read = cluster::logs(client, "ns", "mnist", options, [&](const cluster::LogChunk&) {
+    const std::lock_guard<std::mutex> lock(mutex);
+    ++chunks;
+    return true;
+  });
+  canceller.join();
+  REQUIRE_FALSE(read);
+  CHECK(read.error().code == ErrorCode::kCancelled);
+  CHECK(chunks == 2);
+  CHECK(std::chrono::steady_clock::now() - start < 15s);
+}
