@@ -84,6 +84,11 @@ wait_for() {
   echo "FAIL: [$2] never appeared in $1:"; cat "$1"; failures=$((failures + 1)); return 1
 }
 
+# pod_json NAME INDEX: a trainer pod of the JobSet "mnist", labelled as JobSet labels its pods.
+pod_json() {
+  echo "{\"metadata\":{\"name\":\"$1\",\"labels\":{\"jobset.sigs.k8s.io/jobset-name\":\"mnist\",\"jobset.sigs.k8s.io/replicatedjob-name\":\"node\",\"jobset.sigs.k8s.io/job-index\":\"0\",\"batch.kubernetes.io/job-completion-index\":\"$2\"}},\"spec\":{\"containers\":[{\"name\":\"node\",\"image\":\"x\"}]}}"
+}
+
 ns=cli-$case-$(od -An -N4 -tx4 /dev/urandom | tr -d ' ')
 api POST /api/v1/namespaces "{\"metadata\":{\"name\":\"$ns\"}}" >/dev/null || exit 1
 apply_job() { run 0 "$1" -- apply -n "$ns" -f "$data/runtime.yaml" -f "$data/trainjob.yaml"; }
@@ -185,7 +190,10 @@ mnist   Complete   AGE"
     apply_job describe-apply
     set_conditions mnist "[$(condition Complete AllJobsCompleted "jobset completed successfully")]" \
       '"jobsStatus":[{"name":"node","ready":0,"succeeded":1,"failed":0,"active":0,"suspended":0}]'
+    # A pod as JobSet labels it (no kubelet runs it: it stays Pending).
+    api POST "/api/v1/namespaces/$ns/pods" "$(pod_json mnist-node-0-0 0)" >/dev/null
     run 0 describe -- describe trainjob mnist -n "$ns" && {
+      has describe "$out" "  mnist-node-0-0   node             0       Pending"
       has describe "$out" "Name:                 mnist"
       has describe "$out" "Namespace:            $ns"
       has describe "$out" "Runtime:              TrainingRuntime torch-small"
@@ -236,6 +244,35 @@ mnist   Complete   AGE"
 trainjob.trainer.kubeflow.org \"mnist\" deleted from $ns namespace"
     run 0 delete-empty -- get trainingruntimes -n "$ns" && has delete-empty "$err" "No resources found"
     run 2 delete-usage -- delete -n "$ns"
+    ;;
+  flags)
+    run 0 flags-timeout -- get trainjobs -n "$ns" --request-timeout 5 && has flags-timeout "$err" "No resources found"
+    run 0 flags-timeout-unit -- get trainjobs -n "$ns" --request-timeout=2m
+    run 1 flags-bad-timeout -- get trainjobs -n "$ns" --request-timeout=soon &&
+      has flags-bad-timeout "$err" 'error: invalid --request-timeout "soon"'
+    run 1 flags-context -- get trainjobs -n "$ns" --context nope &&
+      same flags-context "$err" 'error: context "nope" does not exist'
+    run 1 flags-kubeconfig -- get trainjobs --kubeconfig "$tmp/missing" && has flags-kubeconfig "$err" "missing"
+    # --kubeconfig wins over $KUBECONFIG; the context's namespace is the default one.
+    sed "s/^\(  *\)namespace: .*/\1namespace: $ns/" "$KUBECONFIG" >"$tmp/kubeconfig"
+    grep -q "namespace: $ns" "$tmp/kubeconfig" || { echo "FAIL flags: no context namespace in the copy"; failures=$((failures + 1)); }
+    apply_job flags-apply
+    KUBECONFIG=/nonexistent run 0 flags-context-namespace -- get trainjobs --kubeconfig "$tmp/kubeconfig" -o name &&
+      same flags-context-namespace "$out" "trainjob.trainer.kubeflow.org/mnist"
+    run 0 flags-help -- get --help && has flags-help "$out" "--request-timeout DURATION"
+    ;;
+  logs)
+    run 1 logs-none -- logs mnist -n "$ns" && same logs-none "$err" "error: TrainJob $ns/mnist has no pod"
+    apply_job logs-apply
+    api POST "/api/v1/namespaces/$ns/pods" "$(pod_json mnist-node-0-0 0)" >/dev/null
+    run 1 logs-node -- logs mnist -n "$ns" --node 1 &&
+      same logs-node "$err" "error: TrainJob $ns/mnist has no pod of replicated job \"node\" for node 1"
+    # The pod exists but no kubelet runs it: the server has no log for it, and says so or
+    # answers nothing; either way the pod was found by its labels (no "has no pod" error).
+    timeout 60 "$ctl" logs mnist -n "$ns" --node 0 >"$tmp/out" 2>"$tmp/err"
+    lacks logs-found "$(cat "$tmp/err")" "has no pod"
+    run 2 logs-bad-node -- logs mnist -n "$ns" --node x
+    run 2 logs-pod-arg -- logs mnist extra -n "$ns"
     ;;
   *) echo "unknown case $case"; exit 2 ;;
 esac

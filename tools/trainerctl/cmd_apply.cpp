@@ -72,7 +72,7 @@ const Command& apply_command() {
           {kFilenameFlag,
            {"dry-run",
             '\0',
-            "MODE",
+            "none|server",
             "server: the server admits the objects but stores nothing",
             {"none", "server"},
             "none"},

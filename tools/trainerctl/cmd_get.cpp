@@ -245,7 +245,11 @@ const Command& get_command() {
       "for every change until interrupted.",
       {{"TYPE", true}, {"NAME", false}},
       with_cluster_flags(
-          {{"output", 'o', "FORMAT", "wide, yaml, json or name", {"wide", "yaml", "json", "name"}},
+          {{"output",
+            'o',
+            "wide|yaml|json|name",
+            "the output format",
+            {"wide", "yaml", "json", "name"}},
            {"selector", 'l', "SELECTOR", "label selector (app=x,tier!=y)"},
            {"all-namespaces", 'A', "", "list across every namespace (adds a NAMESPACE column)"},
            {"watch", 'w', "", "after the listing, print every change"}}),
