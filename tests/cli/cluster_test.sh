@@ -117,6 +117,16 @@ trainjob.trainer.kubeflow.org/mnist serverside-applied"
     run 1 apply-other-namespace -- apply -n "$ns" -f "$tmp/other-ns.yaml" &&
       has apply-other-namespace "$err" 'does not match the namespace'
     run 2 apply-no-file -- apply -n "$ns"
+    # Another field manager's value: a conflict, with kubectl's advice; --force-conflicts takes it.
+    printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shared\ndata:\n  lr: "%s"\n' 1 >"$tmp/one.yaml"
+    printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shared\ndata:\n  lr: "%s"\n' 2 >"$tmp/two.yaml"
+    run 0 apply-owner -- apply -n "$ns" -f "$tmp/one.yaml"
+    run 1 apply-conflict -- apply -n "$ns" --field-manager other -f "$tmp/two.yaml" && {
+      has apply-conflict "$err" 'Error from server (Conflict): Apply failed with 1 conflict: conflict with "trainerctl": .data.lr'
+      has apply-conflict-advice "$err" "--force-conflicts"
+    }
+    run 0 apply-force -- apply -n "$ns" --field-manager other --force-conflicts -f "$tmp/two.yaml" &&
+      same apply-force "$out" "configmap/shared serverside-applied"
     ;;
   invalid)
     run 1 invalid -- apply -n "$ns" -f "$data/runtime.yaml" -f "$data/invalid-after-configmap.yaml" && {

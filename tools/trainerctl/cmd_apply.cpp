@@ -49,7 +49,8 @@ int run_apply(const Parsed& args) {
   auto applied = trainer::cluster::apply(*client, *docs, options);
   if (!applied) {
     report_cluster_error(applied.error());
-    if (applied.error().reason == "Conflict" && !applied.error().fields.empty()) {
+    if (applied.error().reason == "Conflict" &&
+        applied.error().message.rfind("Apply failed", 0) == 0) {
       std::fputs(kConflictHelp, stderr);
     }
     return kExitFailed;
