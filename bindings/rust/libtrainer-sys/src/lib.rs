@@ -12,7 +12,7 @@
 #![no_std]
 #![allow(non_camel_case_types)]
 
-use core::ffi::{c_char, c_int};
+use core::ffi::{c_char, c_int, c_void};
 use core::marker::{PhantomData, PhantomPinned};
 
 /// Declares an opaque C type: unconstructible, `!Send`, `!Sync`, `!Unpin` (Rustonomicon).
@@ -53,6 +53,12 @@ pub const TRAINER_E_INTERNAL: trainer_status = -8;
 pub const TRAINER_E_USER: trainer_status = -9;
 pub const TRAINER_E_IO: trainer_status = -10;
 pub const TRAINER_E_TIMEOUT: trainer_status = -11;
+pub const TRAINER_E_CANCELLED: trainer_status = -12;
+pub const TRAINER_E_UNAUTHORIZED: trainer_status = -13;
+pub const TRAINER_E_FORBIDDEN: trainer_status = -14;
+pub const TRAINER_E_CONFLICT: trainer_status = -15;
+pub const TRAINER_E_SERVER: trainer_status = -16;
+pub const TRAINER_E_FAILED: trainer_status = -17;
 
 pub const TRAINER_FEATURE_MPI: u32 = 1 << 0;
 pub const TRAINER_FEATURE_NCCL: u32 = 1 << 1;
@@ -179,6 +185,8 @@ unsafe extern "C" {
     pub fn trainer_error_field_value(err: *const trainer_error, i: usize) -> *const c_char;
     pub fn trainer_error_field_detail(err: *const trainer_error, i: usize) -> *const c_char;
     pub fn trainer_error_field_string(err: *const trainer_error, i: usize) -> *const c_char;
+    pub fn trainer_error_http_status(err: *const trainer_error) -> i32;
+    pub fn trainer_error_reason(err: *const trainer_error) -> *const c_char;
 
     pub fn trainer_parse_options_init(
         opts: *mut trainer_parse_options,
@@ -271,6 +279,376 @@ unsafe extern "C" {
         result: *const trainer_render_result,
         fmt: trainer_format,
         out: *mut trainer_buffer,
+        err: *mut *mut trainer_error,
+    ) -> trainer_status;
+}
+
+// ---- Cluster (trainer/cluster.h) ----------------------------------------------------------------
+
+opaque! {
+    /// A cancellation signal. Shareable: cancel from any thread; free after the last call.
+    trainer_cancel_token;
+    /// A Kubernetes API client. Shareable: any number of threads at once; free last.
+    trainer_client;
+    /// The objects one `trainer_cluster_apply` applied. Shareable; owned by the caller.
+    trainer_cluster_apply_result;
+}
+
+/// Receives a warning (`text` is `len` bytes, NUL-terminated too); the return value is ignored.
+pub type trainer_warning_fn = Option<
+    unsafe extern "C" fn(user_data: *mut c_void, text: *const c_char, len: usize) -> trainer_status,
+>;
+/// Releases the user data of a stored callback.
+pub type trainer_user_data_free_fn = Option<unsafe extern "C" fn(user_data: *mut c_void)>;
+
+/// Options of `trainer_client_new`; NULL/0 mean the library default. Fields are only appended.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct trainer_client_options {
+    pub version: u32,
+    pub kubeconfig: *const c_char,
+    pub context: *const c_char,
+    pub namespace_name: *const c_char,
+    pub request_timeout_ms: i64,
+    pub qps: f64,
+    pub burst: i32,
+    pub user_agent: *const c_char,
+    pub on_warning: trainer_warning_fn,
+    pub warning_user_data: *mut c_void,
+    pub warning_user_data_free: trainer_user_data_free_fn,
+}
+
+pub const TRAINER_CLIENT_OPTIONS_VERSION: u32 = 1;
+
+impl trainer_client_options {
+    /// `TRAINER_CLIENT_OPTIONS_INIT`.
+    pub const INIT: trainer_client_options = trainer_client_options {
+        version: TRAINER_CLIENT_OPTIONS_VERSION,
+        kubeconfig: core::ptr::null(),
+        context: core::ptr::null(),
+        namespace_name: core::ptr::null(),
+        request_timeout_ms: 0,
+        qps: 0.0,
+        burst: 0,
+        user_agent: core::ptr::null(),
+        on_warning: None,
+        warning_user_data: core::ptr::null_mut(),
+        warning_user_data_free: None,
+    };
+}
+
+/// Options of `trainer_cluster_apply`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct trainer_cluster_apply_options {
+    pub version: u32,
+    pub namespace_name: *const c_char,
+    pub field_manager: *const c_char,
+    pub dry_run: i32,
+    pub force: i32,
+    pub cancel: *mut trainer_cancel_token,
+    pub timeout_ms: i64,
+    pub parse: *const trainer_parse_options,
+}
+
+pub const TRAINER_CLUSTER_APPLY_OPTIONS_VERSION: u32 = 1;
+
+impl trainer_cluster_apply_options {
+    /// `TRAINER_CLUSTER_APPLY_OPTIONS_INIT`.
+    pub const INIT: trainer_cluster_apply_options = trainer_cluster_apply_options {
+        version: TRAINER_CLUSTER_APPLY_OPTIONS_VERSION,
+        namespace_name: core::ptr::null(),
+        field_manager: core::ptr::null(),
+        dry_run: 0,
+        force: 0,
+        cancel: core::ptr::null_mut(),
+        timeout_ms: 0,
+        parse: core::ptr::null(),
+    };
+}
+
+/// Options of `trainer_cluster_get` and `trainer_cluster_list`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct trainer_cluster_get_options {
+    pub version: u32,
+    pub label_selector: *const c_char,
+    pub all_namespaces: i32,
+    pub cancel: *mut trainer_cancel_token,
+    pub timeout_ms: i64,
+}
+
+pub const TRAINER_CLUSTER_GET_OPTIONS_VERSION: u32 = 1;
+
+impl trainer_cluster_get_options {
+    /// `TRAINER_CLUSTER_GET_OPTIONS_INIT`.
+    pub const INIT: trainer_cluster_get_options = trainer_cluster_get_options {
+        version: TRAINER_CLUSTER_GET_OPTIONS_VERSION,
+        label_selector: core::ptr::null(),
+        all_namespaces: 0,
+        cancel: core::ptr::null_mut(),
+        timeout_ms: 0,
+    };
+}
+
+/// What a watch or logs callback returns.
+pub const TRAINER_CALLBACK_CONTINUE: trainer_status = 0;
+pub const TRAINER_CALLBACK_STOP: trainer_status = 1;
+
+/// Receives one watch event (`type`, and the object as `len` bytes of JSON).
+pub type trainer_cluster_watch_fn = Option<
+    unsafe extern "C" fn(
+        user_data: *mut c_void,
+        event_type: *const c_char,
+        object: *const c_char,
+        len: usize,
+    ) -> trainer_status,
+>;
+
+/// Options of `trainer_cluster_watch`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct trainer_cluster_watch_options {
+    pub version: u32,
+    pub name: *const c_char,
+    pub label_selector: *const c_char,
+    pub all_namespaces: i32,
+    pub resource_version: *const c_char,
+    pub cancel: *mut trainer_cancel_token,
+    pub timeout_ms: i64,
+}
+
+pub const TRAINER_CLUSTER_WATCH_OPTIONS_VERSION: u32 = 1;
+
+impl trainer_cluster_watch_options {
+    /// `TRAINER_CLUSTER_WATCH_OPTIONS_INIT`.
+    pub const INIT: trainer_cluster_watch_options = trainer_cluster_watch_options {
+        version: TRAINER_CLUSTER_WATCH_OPTIONS_VERSION,
+        name: core::ptr::null(),
+        label_selector: core::ptr::null(),
+        all_namespaces: 0,
+        resource_version: core::ptr::null(),
+        cancel: core::ptr::null_mut(),
+        timeout_ms: 0,
+    };
+}
+
+/// Options of `trainer_cluster_wait`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct trainer_cluster_wait_options {
+    pub version: u32,
+    pub status: *const c_char,
+    pub cancel: *mut trainer_cancel_token,
+    pub timeout_ms: i64,
+}
+
+pub const TRAINER_CLUSTER_WAIT_OPTIONS_VERSION: u32 = 1;
+
+impl trainer_cluster_wait_options {
+    /// `TRAINER_CLUSTER_WAIT_OPTIONS_INIT`.
+    pub const INIT: trainer_cluster_wait_options = trainer_cluster_wait_options {
+        version: TRAINER_CLUSTER_WAIT_OPTIONS_VERSION,
+        status: core::ptr::null(),
+        cancel: core::ptr::null_mut(),
+        timeout_ms: 0,
+    };
+}
+
+/// Receives a chunk of a pod's log (`len` bytes of `data`, not NUL-terminated).
+pub type trainer_cluster_logs_fn = Option<
+    unsafe extern "C" fn(
+        user_data: *mut c_void,
+        pod: *const c_char,
+        data: *const c_char,
+        len: usize,
+    ) -> trainer_status,
+>;
+
+/// Options of `trainer_cluster_logs`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct trainer_cluster_logs_options {
+    pub version: u32,
+    pub node: i32,
+    pub replicated_job: *const c_char,
+    pub all: i32,
+    pub container: *const c_char,
+    pub follow: i32,
+    pub tail_lines: i64,
+    pub since_seconds: i64,
+    pub cancel: *mut trainer_cancel_token,
+    pub timeout_ms: i64,
+}
+
+pub const TRAINER_CLUSTER_LOGS_OPTIONS_VERSION: u32 = 1;
+
+impl trainer_cluster_logs_options {
+    /// `TRAINER_CLUSTER_LOGS_OPTIONS_INIT`.
+    pub const INIT: trainer_cluster_logs_options = trainer_cluster_logs_options {
+        version: TRAINER_CLUSTER_LOGS_OPTIONS_VERSION,
+        node: -1,
+        replicated_job: core::ptr::null(),
+        all: 0,
+        container: core::ptr::null(),
+        follow: 0,
+        tail_lines: -1,
+        since_seconds: -1,
+        cancel: core::ptr::null_mut(),
+        timeout_ms: 0,
+    };
+}
+
+pub const TRAINER_PROPAGATION_FOREGROUND: i32 = 0;
+pub const TRAINER_PROPAGATION_BACKGROUND: i32 = 1;
+pub const TRAINER_PROPAGATION_ORPHAN: i32 = 2;
+
+/// Options of `trainer_cluster_delete`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct trainer_cluster_delete_options {
+    pub version: u32,
+    pub propagation: i32,
+    pub dry_run: i32,
+    pub cancel: *mut trainer_cancel_token,
+    pub timeout_ms: i64,
+}
+
+pub const TRAINER_CLUSTER_DELETE_OPTIONS_VERSION: u32 = 1;
+
+impl trainer_cluster_delete_options {
+    /// `TRAINER_CLUSTER_DELETE_OPTIONS_INIT`.
+    pub const INIT: trainer_cluster_delete_options = trainer_cluster_delete_options {
+        version: TRAINER_CLUSTER_DELETE_OPTIONS_VERSION,
+        propagation: TRAINER_PROPAGATION_FOREGROUND,
+        dry_run: 0,
+        cancel: core::ptr::null_mut(),
+        timeout_ms: 0,
+    };
+}
+
+unsafe extern "C" {
+    pub fn trainer_cancel_token_new(
+        out: *mut *mut trainer_cancel_token,
+        err: *mut *mut trainer_error,
+    ) -> trainer_status;
+    pub fn trainer_cancel_token_cancel(token: *mut trainer_cancel_token);
+    pub fn trainer_cancel_token_cancelled(token: *const trainer_cancel_token) -> i32;
+    pub fn trainer_cancel_token_free(token: *mut trainer_cancel_token);
+
+    pub fn trainer_client_options_init(
+        opts: *mut trainer_client_options,
+        version: u32,
+    ) -> trainer_status;
+    pub fn trainer_client_new(
+        opts: *const trainer_client_options,
+        out: *mut *mut trainer_client,
+        err: *mut *mut trainer_error,
+    ) -> trainer_status;
+    pub fn trainer_client_free(client: *mut trainer_client);
+    pub fn trainer_client_namespace(client: *const trainer_client) -> *const c_char;
+    pub fn trainer_client_server(client: *const trainer_client) -> *const c_char;
+
+    pub fn trainer_cluster_apply_options_init(
+        opts: *mut trainer_cluster_apply_options,
+        version: u32,
+    ) -> trainer_status;
+    pub fn trainer_cluster_apply(
+        client: *mut trainer_client,
+        data: *const c_char,
+        len: usize,
+        opts: *const trainer_cluster_apply_options,
+        out: *mut *mut trainer_cluster_apply_result,
+        err: *mut *mut trainer_error,
+    ) -> trainer_status;
+    pub fn trainer_cluster_apply_result_free(result: *mut trainer_cluster_apply_result);
+    pub fn trainer_cluster_apply_result_count(result: *const trainer_cluster_apply_result)
+        -> usize;
+    pub fn trainer_cluster_apply_result_ref(
+        result: *const trainer_cluster_apply_result,
+        i: usize,
+    ) -> *const c_char;
+    pub fn trainer_cluster_apply_result_json(
+        result: *const trainer_cluster_apply_result,
+        i: usize,
+    ) -> *const c_char;
+
+    pub fn trainer_cluster_get_options_init(
+        opts: *mut trainer_cluster_get_options,
+        version: u32,
+    ) -> trainer_status;
+    pub fn trainer_cluster_get(
+        client: *mut trainer_client,
+        kind: *const c_char,
+        namespace_name: *const c_char,
+        name: *const c_char,
+        opts: *const trainer_cluster_get_options,
+        fmt: trainer_format,
+        out: *mut trainer_buffer,
+        err: *mut *mut trainer_error,
+    ) -> trainer_status;
+    pub fn trainer_cluster_list(
+        client: *mut trainer_client,
+        kind: *const c_char,
+        namespace_name: *const c_char,
+        opts: *const trainer_cluster_get_options,
+        fmt: trainer_format,
+        out: *mut trainer_buffer,
+        err: *mut *mut trainer_error,
+    ) -> trainer_status;
+
+    pub fn trainer_cluster_watch_options_init(
+        opts: *mut trainer_cluster_watch_options,
+        version: u32,
+    ) -> trainer_status;
+    pub fn trainer_cluster_watch(
+        client: *mut trainer_client,
+        namespace_name: *const c_char,
+        opts: *const trainer_cluster_watch_options,
+        f: trainer_cluster_watch_fn,
+        user_data: *mut c_void,
+        err: *mut *mut trainer_error,
+    ) -> trainer_status;
+
+    pub fn trainer_cluster_wait_options_init(
+        opts: *mut trainer_cluster_wait_options,
+        version: u32,
+    ) -> trainer_status;
+    pub fn trainer_cluster_wait(
+        client: *mut trainer_client,
+        namespace_name: *const c_char,
+        name: *const c_char,
+        condition: *const c_char,
+        wait_timeout_ms: i64,
+        opts: *const trainer_cluster_wait_options,
+        out: *mut trainer_buffer,
+        err: *mut *mut trainer_error,
+    ) -> trainer_status;
+
+    pub fn trainer_cluster_logs_options_init(
+        opts: *mut trainer_cluster_logs_options,
+        version: u32,
+    ) -> trainer_status;
+    pub fn trainer_cluster_logs(
+        client: *mut trainer_client,
+        namespace_name: *const c_char,
+        name: *const c_char,
+        opts: *const trainer_cluster_logs_options,
+        f: trainer_cluster_logs_fn,
+        user_data: *mut c_void,
+        err: *mut *mut trainer_error,
+    ) -> trainer_status;
+
+    pub fn trainer_cluster_delete_options_init(
+        opts: *mut trainer_cluster_delete_options,
+        version: u32,
+    ) -> trainer_status;
+    pub fn trainer_cluster_delete(
+        client: *mut trainer_client,
+        kind: *const c_char,
+        namespace_name: *const c_char,
+        name: *const c_char,
+        opts: *const trainer_cluster_delete_options,
         err: *mut *mut trainer_error,
     ) -> trainer_status;
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 //! Drift check without bindgen: the functions and constants declared by hand in src/lib.rs must
-//! be exactly the `TRAINER_API` functions and the `TRAINER_*` integer macros of trainer.h, and the
-//! layout of transparent structs must match what the library writes.
+//! be exactly the `TRAINER_API` functions and the `TRAINER_*` integer macros of trainer.h and of
+//! the section headers this crate binds (trainer/cluster.h), and the layout of transparent
+//! structs must match what the library writes.
 
 use std::collections::BTreeMap;
 use std::collections::BTreeSet;
@@ -14,8 +15,19 @@ fn header_path() -> PathBuf {
     dir.join("trainer.h")
 }
 
+/// The section headers declared here besides trainer.h (trainer.h includes them).
+const SECTIONS: &[&str] = &["trainer/cluster.h"];
+
 fn read(path: &PathBuf) -> String {
-    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
+    let mut text =
+        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+    if path.ends_with("trainer.h") {
+        for section in SECTIONS {
+            text.push('\n');
+            text.push_str(&read(&path.with_file_name(section)));
+        }
+    }
+    text
 }
 
 /// Joins the header into one line per declaration, then picks `TRAINER_API ... name(`.
@@ -149,7 +161,8 @@ fn header_structs(header: &str) -> BTreeMap<String, Vec<String>> {
         let name = rest[..open].trim().to_string();
         let Some(close) = rest.find('}') else { break };
         let mut body = rest[open + 1..close].to_string();
-        // Drop comments, then take the last identifier of each `type name;` declaration.
+        // Drop comments, then take the last identifier of each `type name;` declaration, or the
+        // name of a function pointer, `void (*name)(void*)`.
         while let Some(c) = body.find("/*") {
             let end = body[c..].find("*/").map_or(body.len(), |e| c + e + 2);
             body.replace_range(c..end, " ");
@@ -159,6 +172,10 @@ fn header_structs(header: &str) -> BTreeMap<String, Vec<String>> {
             .map(str::trim)
             .filter(|d| !d.is_empty())
             .map(|d| {
+                let d = match d.find("(*") {
+                    Some(p) => &d[..p + 2 + d[p + 2..].find(')').unwrap()],
+                    None => d,
+                };
                 d.rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
                     .next()
                     .unwrap()
@@ -198,6 +215,11 @@ fn transparent_structs_have_the_header_fields_in_order() {
     let header = header_structs(&read(&header_path()));
     let rust = rust_structs(&read(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src/lib.rs")));
     assert!(header.contains_key("trainer_parse_options"), "header parse found {header:?}");
+    assert_eq!(
+        header["trainer_client_options"].last().map(String::as_str),
+        Some("warning_user_data_free"),
+        "function pointer fields are parsed"
+    );
     for (name, fields) in &header {
         match rust.get(name) {
             Some(have) => {
@@ -251,4 +273,43 @@ fn library_reports_the_declared_version() {
     assert_eq!(n, libtrainer_sys::TRAINER_VERSION_NUMBER);
     let s = unsafe { core::ffi::CStr::from_ptr(libtrainer_sys::trainer_version_string()) };
     assert_eq!(s.to_str().unwrap(), libtrainer_sys::TRAINER_VERSION_STRING);
+}
+
+#[test]
+fn cluster_options_init_write_the_declared_structs() {
+    use libtrainer_sys::*;
+    // SAFETY: every struct is writable and of the current version; the library writes INIT.
+    unsafe {
+        let mut logs = trainer_cluster_logs_options {
+            node: 7,
+            tail_lines: 7,
+            since_seconds: 7,
+            timeout_ms: 7,
+            ..trainer_cluster_logs_options::INIT
+        };
+        let st = trainer_cluster_logs_options_init(&mut logs, TRAINER_CLUSTER_LOGS_OPTIONS_VERSION);
+        assert_eq!(st, TRAINER_OK);
+        assert_eq!((logs.node, logs.tail_lines, logs.since_seconds), (-1, -1, -1));
+        assert_eq!(logs.timeout_ms, 0);
+
+        let mut client =
+            trainer_client_options { burst: 3, qps: 2.5, ..trainer_client_options::INIT };
+        let st = trainer_client_options_init(&mut client, TRAINER_CLIENT_OPTIONS_VERSION);
+        assert_eq!(st, TRAINER_OK);
+        assert_eq!((client.burst, client.qps), (0, 0.0));
+        assert!(client.on_warning.is_none() && client.warning_user_data_free.is_none());
+
+        let mut delete = trainer_cluster_delete_options {
+            propagation: TRAINER_PROPAGATION_ORPHAN,
+            dry_run: 1,
+            ..trainer_cluster_delete_options::INIT
+        };
+        let st = trainer_cluster_delete_options_init(
+            &mut delete,
+            TRAINER_CLUSTER_DELETE_OPTIONS_VERSION,
+        );
+        assert_eq!(st, TRAINER_OK);
+        assert_eq!((delete.propagation, delete.dry_run), (TRAINER_PROPAGATION_FOREGROUND, 0));
+        assert_eq!(trainer_cluster_delete_options_init(&mut delete, 2), TRAINER_E_INVALID_ARGUMENT);
+    }
 }

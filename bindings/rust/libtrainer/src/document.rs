@@ -38,7 +38,7 @@ pub enum Format {
 }
 
 impl Format {
-    fn raw(self) -> sys::trainer_format {
+    pub(crate) fn raw(self) -> sys::trainer_format {
         match self {
             Format::Json => sys::TRAINER_FORMAT_JSON,
             Format::Yaml => sys::TRAINER_FORMAT_YAML,

@@ -23,6 +23,12 @@ impl Code {
     pub const USER: Code = Code(sys::TRAINER_E_USER);
     pub const IO: Code = Code(sys::TRAINER_E_IO);
     pub const TIMEOUT: Code = Code(sys::TRAINER_E_TIMEOUT);
+    pub const CANCELLED: Code = Code(sys::TRAINER_E_CANCELLED);
+    pub const UNAUTHORIZED: Code = Code(sys::TRAINER_E_UNAUTHORIZED);
+    pub const FORBIDDEN: Code = Code(sys::TRAINER_E_FORBIDDEN);
+    pub const CONFLICT: Code = Code(sys::TRAINER_E_CONFLICT);
+    pub const SERVER: Code = Code(sys::TRAINER_E_SERVER);
+    pub const FAILED: Code = Code(sys::TRAINER_E_FAILED);
 
     /// The C constant name, as the library spells it ("TRAINER_E_PARSE").
     pub fn name(self) -> &'static str {
@@ -75,6 +81,11 @@ pub struct Error {
     pub fields: Vec<FieldError>,
     /// Admission warnings that came with a rejected validation (kubectl prints them too).
     pub warnings: Vec<String>,
+    /// HTTP status code of an error a Kubernetes API server answered (404, 422, ...); 0 for
+    /// every other error.
+    pub http_status: i32,
+    /// The server's `Status.reason` (`NotFound`, `Invalid`, ...); empty when it sent none.
+    pub reason: String,
 }
 
 /// `Result` with this crate's [`Error`].
@@ -82,7 +93,14 @@ pub type Result<T> = std::result::Result<T, Error>;
 
 impl Error {
     pub(crate) fn new(code: Code, message: impl Into<String>) -> Self {
-        Error { code, message: message.into(), fields: Vec::new(), warnings: Vec::new() }
+        Error {
+            code,
+            message: message.into(),
+            fields: Vec::new(),
+            warnings: Vec::new(),
+            http_status: 0,
+            reason: String::new(),
+        }
     }
 
     /// Converts the outcome of a C call: `Ok(())` for TRAINER_OK, else the copied error. Frees
@@ -126,6 +144,8 @@ impl Error {
                 message: opt_string(sys::trainer_error_message(e)).unwrap_or_default(),
                 fields,
                 warnings: Vec::new(),
+                http_status: sys::trainer_error_http_status(e),
+                reason: opt_string(sys::trainer_error_reason(e)).unwrap_or_default(),
             })
         }
     }

@@ -13,8 +13,13 @@ use std::fmt;
 
 pub use libtrainer_sys as sys;
 
+mod cluster;
 mod document;
 mod error;
+pub use cluster::{
+    AppliedObject, ApplyOptions, CancelToken, Client, ClientOptions, DeleteOptions, GetOptions,
+    Propagation, WaitOptions, WarningFn, WatchOptions,
+};
 pub use document::{Document, DocumentList, DocumentMut, Format, ParseOptions};
 pub use error::{Code, Error, FieldError, Result};
 

@@ -37,6 +37,12 @@ fn status_names_come_from_the_library() {
         (Code::USER, "TRAINER_E_USER"),
         (Code::IO, "TRAINER_E_IO"),
         (Code::TIMEOUT, "TRAINER_E_TIMEOUT"),
+        (Code::CANCELLED, "TRAINER_E_CANCELLED"),
+        (Code::UNAUTHORIZED, "TRAINER_E_UNAUTHORIZED"),
+        (Code::FORBIDDEN, "TRAINER_E_FORBIDDEN"),
+        (Code::CONFLICT, "TRAINER_E_CONFLICT"),
+        (Code::SERVER, "TRAINER_E_SERVER"),
+        (Code::FAILED, "TRAINER_E_FAILED"),
         (Code(-1000), "TRAINER_E_?"),
     ];
     for (code, name) in cases {

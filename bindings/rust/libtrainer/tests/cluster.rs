@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: Apache-2.0
+//! The cluster operations against the kube-apiserver that CTest's fixture `kube_apiserver`
+//! starts (TRAINER_TEST_APISERVER_DIR). The tests play the TrainJob controller by patching the
+//! status subresource with curl and the admin token. Without TRAINER_KUBE_TEST_ENV they print
+//! SKIPPED and return.
+
+use libtrainer::{
+    ApplyOptions, CancelToken, Client, ClientOptions, Code, DeleteOptions, Format, GetOptions,
+    Propagation, WaitOptions, WatchOptions,
+};
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+const RUNTIME_YAML: &str = "apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainingRuntime
+metadata:
+  name: torch-rt
+spec:
+  mlPolicy:
+    numNodes: 1
+    torch: {}
+  template:
+    spec:
+      replicatedJobs:
+        - name: node
+          template:
+            metadata:
+              labels:
+                trainer.kubeflow.org/trainjob-ancestor-step: trainer
+            spec:
+              template:
+                spec:
+                  containers:
+                    - name: node
+                      image: pytorch:2.5
+";
+
+fn trainjob_yaml(name: &str, procs: u32) -> String {
+    format!(
+        "apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata:
+  name: {name}
+spec:
+  runtimeRef:
+    name: torch-rt
+    kind: TrainingRuntime
+  trainer:
+    numNodes: 2
+    numProcPerNode: {procs}
+"
+    )
+}
+
+struct Server {
+    dir: PathBuf,
+    url: String,
+    token: String,
+}
+
+impl Server {
+    /// The fixture's server, or None (after printing why) when the tests must skip.
+    fn get(test: &str) -> Option<Server> {
+        if std::env::var_os("TRAINER_KUBE_TEST_ENV").map_or(true, |v| v.is_empty()) {
+            println!("SKIPPED: {test}: TRAINER_KUBE_TEST_ENV is not set (no API server)");
+            return None;
+        }
+        let Some(dir) = std::env::var_os("TRAINER_TEST_APISERVER_DIR").filter(|d| !d.is_empty())
+        else {
+            println!(
+                "SKIPPED: {test}: TRAINER_TEST_APISERVER_DIR is not set (run under ctest, whose \
+                 fixture kube_apiserver starts the server)"
+            );
+            return None;
+        };
+        let dir = PathBuf::from(dir);
+        let read = |name: &str| {
+            std::fs::read_to_string(dir.join(name))
+                .unwrap_or_else(|e| panic!("{}: {e}", dir.join(name).display()))
+                .trim()
+                .to_string()
+        };
+        Some(Server { url: read("url"), token: read("token"), dir })
+    }
+
+    /// An admin request with curl; panics when it fails.
+    fn request(&self, method: &str, path: &str, content_type: &str, body: &str) {
+        let status = Command::new("curl")
+            .args(["-sSf", "-o", "/dev/null", "--max-time", "30", "--cacert"])
+            .arg(self.dir.join("ca.crt"))
+            .args(["-H", &format!("Authorization: Bearer {}", self.token)])
+            .args(["-H", &format!("Content-Type: {content_type}"), "-X", method])
+            .args(["--data", body, &format!("{}{path}", self.url)])
+            .status()
+            .expect("run curl");
+        assert!(status.success(), "{method} {path} failed: {status}");
+    }
+
+    /// A fresh namespace and a client whose default namespace it is.
+    fn namespace_and_client(&self, prefix: &str) -> (String, Client) {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let ns =
+            format!("rust-{prefix}-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed));
+        self.request(
+            "POST",
+            "/api/v1/namespaces",
+            "application/json",
+            &format!(r#"{{"apiVersion":"v1","kind":"Namespace","metadata":{{"name":"{ns}"}}}}"#),
+        );
+        let client = Client::new(ClientOptions {
+            kubeconfig: Some(self.dir.join("kubeconfig").display().to_string()),
+            namespace: Some(ns.clone()),
+            qps: Some(-1.0),
+            ..Default::default()
+        })
+        .expect("client");
+        assert_eq!(client.namespace(), ns);
+        assert!(client.server().starts_with("https://127.0.0.1:"), "{}", client.server());
+        (ns, client)
+    }
+
+    /// Plays the controller: the TrainJob's Complete condition becomes True.
+    fn complete(&self, ns: &str, name: &str) {
+        self.request(
+            "PATCH",
+            &format!("/apis/trainer.kubeflow.org/v1alpha1/namespaces/{ns}/trainjobs/{name}/status"),
+            "application/merge-patch+json",
+            r#"{"status":{"conditions":[{"type":"Complete","status":"True","reason":"JobsCompleted","message":"done","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}"#,
+        );
+    }
+}
+
+fn apply_job(client: &Client, name: &str) {
+    let docs = format!("{RUNTIME_YAML}---\n{}", trainjob_yaml(name, 1));
+    let applied = client
+        .apply(
+            &docs,
+            &ApplyOptions { field_manager: Some("rust-test".into()), ..Default::default() },
+        )
+        .expect("apply");
+    let refs: Vec<_> = applied.iter().map(|a| a.reference.as_str()).collect();
+    let want = format!("trainjob.trainer.kubeflow.org/{name}");
+    assert_eq!(refs, ["trainingruntime.trainer.kubeflow.org/torch-rt", want.as_str()]);
+    assert!(applied[1].json.contains("\"uid\":"), "{}", applied[1].json);
+}
+
+/// The value of the first `"key":"value"` in `json`.
+fn json_string<'a>(json: &'a str, key: &str) -> &'a str {
+    let pattern = format!("\"{key}\":\"");
+    let start = json.find(&pattern).unwrap_or_else(|| panic!("no {key} in {json}")) + pattern.len();
+    &json[start..start + json[start..].find('"').unwrap()]
+}
+
+#[test]
+fn client_without_kubeconfig_fails_and_frees_its_warning_handler() {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let held = calls.clone();
+    let err = Client::new(ClientOptions {
+        kubeconfig: Some("/nonexistent/kubeconfig".into()),
+        on_warning: Some(Box::new(move |_| {
+            held.fetch_add(1, Ordering::Relaxed);
+        })),
+        ..Default::default()
+    })
+    .err()
+    .expect("a missing kubeconfig is an error");
+    assert!(err.message.contains("/nonexistent/kubeconfig"), "{err}");
+    assert_eq!(err.http_status, 0);
+    // The library released the handler (the only other holder of `calls`).
+    assert_eq!(Arc::strong_count(&calls), 1);
+}
+
+#[test]
+fn apply_get_list_delete() {
+    let Some(server) = Server::get("apply_get_list_delete") else { return };
+    let (ns, client) = server.namespace_and_client("crud");
+    apply_job(&client, "job-a");
+    apply_job(&client, "job-a"); // server-side apply is idempotent
+
+    let job = client.get("trainjob", "", "job-a", Format::Json, &GetOptions::default()).unwrap();
+    assert_eq!(json_string(&job, "namespace"), ns);
+    let runtime =
+        client.get("TrainingRuntime", &ns, "torch-rt", Format::Yaml, &Default::default()).unwrap();
+    assert!(runtime.contains("kind: TrainingRuntime\n"), "{runtime}");
+    let list = client.list("trainjobs", "", Format::Json, &Default::default()).unwrap();
+    assert!(list.contains("\"kind\":\"TrainJobList\"") && list.contains("\"name\":\"job-a\""));
+
+    client
+        .delete(
+            "trainjob",
+            "",
+            "job-a",
+            &DeleteOptions { propagation: Propagation::Background, ..Default::default() },
+        )
+        .unwrap();
+    let err = client.get("trainjob", "", "job-a", Format::Json, &Default::default()).unwrap_err();
+    assert_eq!(
+        (err.code, err.http_status, err.reason.as_str()),
+        (Code::NOT_FOUND, 404, "NotFound")
+    );
+    assert!(err.message.contains("\"job-a\" not found"), "{err}");
+    let err = client.delete("trainjob", "", "job-a", &Default::default()).unwrap_err();
+    assert_eq!(err.code, Code::NOT_FOUND);
+}
+
+#[test]
+fn invalid_trainjob_is_refused_locally() {
+    let Some(server) = Server::get("invalid_trainjob_is_refused_locally") else { return };
+    let (_, client) = server.namespace_and_client("invalid");
+    let docs = format!(
+        "{RUNTIME_YAML}---\n{}---\n{}",
+        trainjob_yaml("job-ok", 1),
+        trainjob_yaml("job-bad", 0)
+    );
+    let err = client.apply(&docs, &Default::default()).unwrap_err();
+    assert_eq!((err.code, err.http_status), (Code::INVALID, 0), "{err}");
+    assert!(err.fields.iter().any(|f| f.path == "spec.trainer.numProcPerNode"), "{:?}", err.fields);
+    let err = client.get("trainjob", "", "job-ok", Format::Json, &Default::default()).unwrap_err();
+    assert_eq!(err.code, Code::NOT_FOUND, "nothing is applied when a document is rejected");
+}
+
+#[test]
+fn wait_and_watch_see_the_controller() {
+    let Some(server) = Server::get("wait_and_watch_see_the_controller") else { return };
+    let (ns, client) = server.namespace_and_client("wait");
+    apply_job(&client, "job-w");
+
+    let err = client
+        .wait("", "job-w", "Complete", Some(Duration::ZERO), &Default::default())
+        .unwrap_err();
+    assert_eq!(err.code, Code::TIMEOUT, "{err}");
+    let before = client.get("trainjob", "", "job-w", Format::Json, &Default::default()).unwrap();
+    let version = json_string(&before, "resourceVersion").to_string();
+
+    // A waiter on another thread sees the change the test makes as the controller.
+    let done = std::thread::scope(|s| {
+        let waiter = s.spawn(|| {
+            client.wait("", "job-w", "complete", Some(Duration::from_secs(30)), &Default::default())
+        });
+        std::thread::sleep(Duration::from_millis(200));
+        server.complete(&ns, "job-w");
+        waiter.join().unwrap()
+    })
+    .expect("wait for Complete");
+    assert!(done.contains("\"reason\":\"JobsCompleted\""), "{done}");
+
+    // Watching from the version before the change delivers the change.
+    let mut events = Vec::new();
+    client
+        .watch(
+            "",
+            &WatchOptions {
+                name: Some("job-w".into()),
+                resource_version: Some(version),
+                ..Default::default()
+            },
+            |event_type, object| {
+                events.push((event_type.to_string(), object.contains("\"type\":\"Complete\"")));
+                false
+            },
+        )
+        .unwrap();
+    assert_eq!(events, [("MODIFIED".to_string(), true)]);
+}
+
+#[test]
+fn cancellation_from_another_thread() {
+    let Some(server) = Server::get("cancellation_from_another_thread") else { return };
+    let (_, client) = server.namespace_and_client("cancel");
+    apply_job(&client, "job-c");
+
+    let token = CancelToken::new().unwrap();
+    let canceller = token.clone();
+    let thread = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(300));
+        canceller.cancel();
+    });
+    let start = Instant::now();
+    let err = client
+        .wait(
+            "",
+            "job-c",
+            "Suspended",
+            Some(Duration::from_secs(60)),
+            &WaitOptions { cancel: Some(token.clone()), ..Default::default() },
+        )
+        .unwrap_err();
+    thread.join().unwrap();
+    assert_eq!(err.code, Code::CANCELLED, "{err}");
+    assert!(start.elapsed() < Duration::from_secs(10), "took {:?}", start.elapsed());
+
+    // A cancelled token fails the next call at once.
+    let err = client
+        .get(
+            "trainjob",
+            "",
+            "job-c",
+            Format::Json,
+            &GetOptions { cancel: Some(token), ..Default::default() },
+        )
+        .unwrap_err();
+    assert_eq!(err.code, Code::CANCELLED);
+
+    // A panic in a watch callback comes back here.
+    let seen = Mutex::new(0);
+    let panic = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let _ = client.watch("", &Default::default(), |_, _| {
+            *seen.lock().unwrap() += 1;
+            panic!("boom")
+        });
+    }))
+    .unwrap_err();
+    assert_eq!(panic.downcast_ref::<&str>(), Some(&"boom"));
+    assert_eq!(*seen.lock().unwrap(), 1);
+}
