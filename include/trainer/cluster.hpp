@@ -99,7 +99,7 @@ struct WatchOptions : kube::CallOptions {
                                  const std::function<bool(const kube::WatchEvent&)>& on_event);
 
 struct WaitOptions : kube::CallOptions {
-  /// How long to wait (kubectl's default 30 s); 0 checks once.
+  /// How long to wait (kubectl's default 30 s); 0 checks once; negative: a week (kubectl).
   std::chrono::milliseconds wait_timeout{std::chrono::seconds(30)};
 };
 

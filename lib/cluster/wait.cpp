@@ -79,7 +79,11 @@ Error gone_error(std::string_view name) {
 Result<boost::json::object> wait(kube::Client& client, std::string_view ns, std::string_view name,
                                  std::string_view condition, std::string_view status,
                                  const WaitOptions& options) {
-  const auto deadline = detail::OperationToken::Clock::now() + options.wait_timeout;
+  // kubectl: a negative timeout means a week.
+  const std::chrono::milliseconds wait_timeout = options.wait_timeout < std::chrono::milliseconds(0)
+                                                     ? std::chrono::hours(24 * 7)
+                                                     : options.wait_timeout;
+  const auto deadline = detail::OperationToken::Clock::now() + wait_timeout;
   const std::string the_ns = ns.empty() ? client.default_namespace() : std::string(ns);
   const std::string target = "trainjobs/" + std::string(name);
   std::string failure;
@@ -91,7 +95,7 @@ Result<boost::json::object> wait(kube::Client& client, std::string_view ns, std:
     case Verdict::kFailed: return tl::unexpected(failed_error(the_ns, name, failure));
     case Verdict::kNotMet: break;
   }
-  if (options.wait_timeout <= std::chrono::milliseconds(0)) {
+  if (wait_timeout == std::chrono::milliseconds(0)) {
     return fail(ErrorCode::kTimeout, "condition not met for " + target);
   }
 
