@@ -19,8 +19,11 @@
 #include <boost/json/value.hpp>
 #include <tl/expected.hpp>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -105,6 +108,8 @@ namespace trainer::abi {
     field.detail = trainer_error_field_detail(err, i);
     out.fields.push_back(std::move(field));
   }
+  out.http_status = trainer_error_http_status(err);
+  out.reason = trainer_error_reason(err);
   return out;
 }
 
@@ -419,5 +424,371 @@ class RenderResult {
   if (status != TRAINER_OK) return detail::failure(status, err);
   return RenderResult(result);
 }
+
+// ---- Cluster (trainer/cluster.h) ---------------------------------------------------------------
+
+/// A cancellation signal for the cluster calls (trainer_cancel_token). Copies share one token:
+/// cancel() may be called from any thread and ends every call holding it with
+/// ErrorCode::kCancelled.
+class CancelToken {
+ public:
+  [[nodiscard]] static Result<CancelToken> create() {
+    trainer_cancel_token* token = nullptr;
+    trainer_error* err = nullptr;
+    const trainer_status status = trainer_cancel_token_new(&token, &err);
+    if (status != TRAINER_OK) return detail::failure(status, err);
+    return CancelToken(token);
+  }
+  void cancel() const noexcept { trainer_cancel_token_cancel(token_.get()); }
+  [[nodiscard]] bool cancelled() const noexcept {
+    return trainer_cancel_token_cancelled(token_.get()) != 0;
+  }
+  /// The C handle (owned by this object and its copies).
+  [[nodiscard]] trainer_cancel_token* raw() const noexcept { return token_.get(); }
+
+ private:
+  explicit CancelToken(trainer_cancel_token* owned) : token_(owned, trainer_cancel_token_free) {}
+  std::shared_ptr<trainer_cancel_token> token_;
+};
+
+/// What every cluster call can carry: a token, and a bound on each request (0: the client's).
+struct CallOptions {
+  std::optional<CancelToken> cancel;
+  std::chrono::milliseconds timeout{0};
+};
+
+/// Options of Client::create() (trainer_client_options); empty or 0 means the library default
+/// (see trainer/cluster.h).
+struct ClientOptions {
+  std::string kubeconfig;  ///< `--kubeconfig` [$KUBECONFIG, ~/.kube/config, in-cluster]
+  std::string context;     ///< `--context` [current-context]
+  std::string namespace_;  ///< `-n` [the context's, else "default"]
+  std::chrono::milliseconds request_timeout{0};  ///< per request [30 s]
+  double qps = 0;                                ///< requests per second; negative: none [5]
+  int burst = 0;                                 ///< [10]
+  std::string user_agent;
+  /// Server, admission and configuration warnings; called from the threads that make calls,
+  /// possibly at once. An exception it throws is dropped (a warning never fails a call).
+  std::function<void(std::string_view)> on_warning;
+};
+
+/// One object Client::apply() applied.
+struct AppliedObject {
+  std::string ref;   ///< `trainjob.trainer.kubeflow.org/mnist`
+  std::string json;  ///< as the server returned it, compact JSON
+};
+
+struct ApplyOptions : CallOptions {
+  std::string namespace_;     ///< of objects that name none [the client's]
+  std::string field_manager;  ///< ["trainerctl"]
+  bool dry_run = false;
+  bool force = false;
+  ParseOptions parse;
+};
+
+struct GetOptions : CallOptions {
+  std::string label_selector;   ///< list only
+  bool all_namespaces = false;  ///< list only
+};
+
+struct WatchOptions : CallOptions {
+  std::string name;  ///< only this TrainJob
+  std::string label_selector;
+  bool all_namespaces = false;
+  std::string resource_version;  ///< empty: the current TrainJobs first, as ADDED
+};
+
+struct WaitOptions : CallOptions {
+  std::string status;  ///< ["True"]
+};
+
+struct LogsOptions : CallOptions {
+  std::optional<int> node;
+  std::string replicated_job;
+  bool all = false;
+  std::string container;
+  bool follow = false;
+  std::optional<std::int64_t> tail_lines;
+  std::optional<std::int64_t> since_seconds;
+};
+
+/// Deletion propagation (TRAINER_PROPAGATION_*).
+enum class Propagation : int {
+  kForeground = TRAINER_PROPAGATION_FOREGROUND,
+  kBackground = TRAINER_PROPAGATION_BACKGROUND,
+  kOrphan = TRAINER_PROPAGATION_ORPHAN,
+};
+
+struct DeleteOptions : CallOptions {
+  Propagation propagation = Propagation::kForeground;
+  bool dry_run = false;
+};
+
+namespace detail {
+
+[[nodiscard]] inline const char* c_str(const std::string& s) noexcept {
+  return s.empty() ? nullptr : s.c_str();
+}
+[[nodiscard]] inline trainer_cancel_token* token(const CallOptions& options) noexcept {
+  return options.cancel ? options.cancel->raw() : nullptr;
+}
+[[nodiscard]] inline std::int64_t millis(std::chrono::milliseconds d) noexcept {
+  return static_cast<std::int64_t>(d.count());
+}
+
+using WarningFn = std::function<void(std::string_view)>;
+
+inline trainer_status warning_trampoline(void* user, const char* text, std::size_t len) noexcept {
+  try {
+    (*static_cast<WarningFn*>(user))(std::string_view(text, len));
+  } catch (...) {  // a warning cannot fail a call, and nothing may unwind into C
+  }
+  return TRAINER_OK;
+}
+inline void warning_free(void* user) noexcept {
+  delete static_cast<WarningFn*>(user);
+}
+
+/// The caller's callback during one watch or logs call; an exception it throws ends the call
+/// and is rethrown to the caller afterwards.
+template <class Fn>
+struct Callback {
+  const Fn& fn;
+  std::exception_ptr thrown;
+
+  template <class... Args>
+  trainer_status call(Args... args) noexcept {
+    try {
+      return fn(args...) ? TRAINER_CALLBACK_CONTINUE : TRAINER_CALLBACK_STOP;
+    } catch (...) {
+      thrown = std::current_exception();
+      return -1;
+    }
+  }
+  void rethrow() const {
+    if (thrown) std::rethrow_exception(thrown);
+  }
+};
+
+using WatchFn = std::function<bool(std::string_view type, std::string_view object)>;
+using LogsFn = std::function<bool(std::string_view pod, std::string_view data)>;
+
+inline trainer_status watch_trampoline(void* user, const char* type, const char* object,
+                                       std::size_t len) noexcept {
+  return static_cast<Callback<WatchFn>*>(user)->call(std::string_view(type),
+                                                     std::string_view(object, len));
+}
+inline trainer_status logs_trampoline(void* user, const char* pod, const char* data,
+                                      std::size_t len) noexcept {
+  return static_cast<Callback<LogsFn>*>(user)->call(std::string_view(pod),
+                                                    std::string_view(data, len));
+}
+
+}  // namespace detail
+
+/// A Kubernetes API client for the TrainJob operations (trainer_client). Move-only owner; its
+/// calls may run from any number of threads at once. Each call blocks until done, its time is
+/// up or the options' CancelToken is cancelled. Kinds are named as kubectl accepts them
+/// (`trainjob`, `TrainJob`, `trainingruntimes`, ...); an empty namespace is the client's.
+/// Errors an API server answered carry Error::http_status and Error::reason.
+class Client {
+ public:
+  /// Loads the configuration as kubectl does (trainer_client_new), without contacting the
+  /// server.
+  [[nodiscard]] static Result<Client> create(const ClientOptions& options = {}) {
+    trainer_client_options opts = TRAINER_CLIENT_OPTIONS_INIT;
+    opts.kubeconfig = detail::c_str(options.kubeconfig);
+    opts.context = detail::c_str(options.context);
+    opts.namespace_name = detail::c_str(options.namespace_);
+    opts.request_timeout_ms = detail::millis(options.request_timeout);
+    opts.qps = options.qps;
+    opts.burst = static_cast<std::int32_t>(options.burst);
+    opts.user_agent = detail::c_str(options.user_agent);
+    if (options.on_warning) {
+      // Released by the library (warning_free), also when the call fails.
+      opts.on_warning = detail::warning_trampoline;
+      opts.warning_user_data = new detail::WarningFn(options.on_warning);
+      opts.warning_user_data_free = detail::warning_free;
+    }
+    trainer_client* client = nullptr;
+    trainer_error* err = nullptr;
+    const trainer_status status = trainer_client_new(&opts, &client, &err);
+    if (status != TRAINER_OK) return detail::failure(status, err);
+    return Client(client);
+  }
+
+  /// The namespace of calls that pass an empty one.
+  [[nodiscard]] std::string_view namespace_() const noexcept {
+    return detail::view(trainer_client_namespace(client_.get()));
+  }
+  /// The API server's URL.
+  [[nodiscard]] std::string_view server() const noexcept {
+    return detail::view(trainer_client_server(client_.get()));
+  }
+
+  /// Server-side applies every object of `documents` after admitting the TrainJobs and
+  /// runtimes locally (trainer_cluster_apply): a rejected document is ErrorCode::kInvalid with
+  /// its field errors, and nothing is applied.
+  [[nodiscard]] Result<std::vector<AppliedObject>> apply(std::string_view documents,
+                                                         const ApplyOptions& options = {}) {
+    const trainer_parse_options parse = detail::c_parse_options(options.parse);
+    trainer_cluster_apply_options opts = TRAINER_CLUSTER_APPLY_OPTIONS_INIT;
+    opts.namespace_name = detail::c_str(options.namespace_);
+    opts.field_manager = detail::c_str(options.field_manager);
+    opts.dry_run = options.dry_run ? 1 : 0;
+    opts.force = options.force ? 1 : 0;
+    opts.cancel = detail::token(options);
+    opts.timeout_ms = detail::millis(options.timeout);
+    opts.parse = &parse;
+    trainer_cluster_apply_result* raw_result = nullptr;
+    trainer_error* err = nullptr;
+    const trainer_status status = trainer_cluster_apply(client_.get(), documents.data(),
+                                                        documents.size(), &opts, &raw_result, &err);
+    if (status != TRAINER_OK) return detail::failure(status, err);
+    const std::unique_ptr<trainer_cluster_apply_result, void (*)(trainer_cluster_apply_result*)>
+        result(raw_result, trainer_cluster_apply_result_free);
+    std::vector<AppliedObject> out(trainer_cluster_apply_result_count(result.get()));
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      out[i].ref = trainer_cluster_apply_result_ref(result.get(), i);
+      out[i].json = trainer_cluster_apply_result_json(result.get(), i);
+    }
+    return out;
+  }
+
+  /// One object as `format` text (trainer_cluster_get); ErrorCode::kNotFound when absent.
+  [[nodiscard]] Result<std::string> get(const std::string& kind, const std::string& ns,
+                                        const std::string& name, Format format = Format::kJson,
+                                        const GetOptions& options = {}) {
+    const trainer_cluster_get_options opts = get_options(options);
+    detail::Buffer buffer;
+    trainer_error* err = nullptr;
+    const trainer_status status =
+        trainer_cluster_get(client_.get(), kind.c_str(), detail::c_str(ns), name.c_str(), &opts,
+                            static_cast<trainer_format>(format), &buffer.buf, &err);
+    if (status != TRAINER_OK) return detail::failure(status, err);
+    return buffer.str();
+  }
+
+  /// Every object of `kind` as one `<Kind>List` in `format` text (trainer_cluster_list).
+  [[nodiscard]] Result<std::string> list(const std::string& kind, const std::string& ns,
+                                         Format format = Format::kJson,
+                                         const GetOptions& options = {}) {
+    const trainer_cluster_get_options opts = get_options(options);
+    detail::Buffer buffer;
+    trainer_error* err = nullptr;
+    const trainer_status status =
+        trainer_cluster_list(client_.get(), kind.c_str(), detail::c_str(ns), &opts,
+                             static_cast<trainer_format>(format), &buffer.buf, &err);
+    if (status != TRAINER_OK) return detail::failure(status, err);
+    return buffer.str();
+  }
+
+  /// Watches TrainJobs (trainer_cluster_watch): `on_event(type, object_json)` on this thread
+  /// until it returns false (then success), the token is cancelled or an unrecoverable error.
+  /// An exception thrown by `on_event` ends the watch and is rethrown here.
+  [[nodiscard]] Result<void> watch(const std::string& ns, const WatchOptions& options,
+                                   const detail::WatchFn& on_event) {
+    trainer_cluster_watch_options opts = TRAINER_CLUSTER_WATCH_OPTIONS_INIT;
+    opts.name = detail::c_str(options.name);
+    opts.label_selector = detail::c_str(options.label_selector);
+    opts.all_namespaces = options.all_namespaces ? 1 : 0;
+    opts.resource_version = detail::c_str(options.resource_version);
+    opts.cancel = detail::token(options);
+    opts.timeout_ms = detail::millis(options.timeout);
+    detail::Callback<detail::WatchFn> callback{on_event, nullptr};
+    trainer_error* err = nullptr;
+    const trainer_status status = trainer_cluster_watch(client_.get(), detail::c_str(ns), &opts,
+                                                        detail::watch_trampoline, &callback, &err);
+    if (callback.thrown) {
+      trainer_error_free(err);
+      callback.rethrow();
+    }
+    if (status != TRAINER_OK) return detail::failure(status, err);
+    return {};
+  }
+
+  /// Waits until the TrainJob's `condition` has the options' status (trainer_cluster_wait)
+  /// for at most `timeout` (zero: check once; std::nullopt: no bound but the token) and
+  /// returns the TrainJob then (JSON). ErrorCode::kTimeout, kNotFound, kFailed, kCancelled.
+  [[nodiscard]] Result<std::string> wait(const std::string& ns, const std::string& name,
+                                         const std::string& condition,
+                                         std::optional<std::chrono::milliseconds> timeout,
+                                         const WaitOptions& options = {}) {
+    trainer_cluster_wait_options opts = TRAINER_CLUSTER_WAIT_OPTIONS_INIT;
+    opts.status = detail::c_str(options.status);
+    opts.cancel = detail::token(options);
+    opts.timeout_ms = detail::millis(options.timeout);
+    detail::Buffer buffer;
+    trainer_error* err = nullptr;
+    const trainer_status status =
+        trainer_cluster_wait(client_.get(), detail::c_str(ns), name.c_str(), condition.c_str(),
+                             timeout ? detail::millis(*timeout) : -1, &opts, &buffer.buf, &err);
+    if (status != TRAINER_OK) return detail::failure(status, err);
+    return buffer.str();
+  }
+
+  /// Streams the logs of the TrainJob's pods to `on_chunk(pod, data)` (trainer_cluster_logs),
+  /// never concurrently, until they end or it returns false. An exception thrown by `on_chunk`
+  /// ends the call and is rethrown here.
+  [[nodiscard]] Result<void> logs(const std::string& ns, const std::string& name,
+                                  const LogsOptions& options, const detail::LogsFn& on_chunk) {
+    trainer_cluster_logs_options opts = TRAINER_CLUSTER_LOGS_OPTIONS_INIT;
+    if (options.node) opts.node = static_cast<std::int32_t>(*options.node);
+    opts.replicated_job = detail::c_str(options.replicated_job);
+    opts.all = options.all ? 1 : 0;
+    opts.container = detail::c_str(options.container);
+    opts.follow = options.follow ? 1 : 0;
+    if (options.tail_lines) opts.tail_lines = *options.tail_lines;
+    if (options.since_seconds) opts.since_seconds = *options.since_seconds;
+    opts.cancel = detail::token(options);
+    opts.timeout_ms = detail::millis(options.timeout);
+    detail::Callback<detail::LogsFn> callback{on_chunk, nullptr};
+    trainer_error* err = nullptr;
+    const trainer_status status =
+        trainer_cluster_logs(client_.get(), detail::c_str(ns), name.c_str(), &opts,
+                             detail::logs_trampoline, &callback, &err);
+    if (callback.thrown) {
+      trainer_error_free(err);
+      callback.rethrow();
+    }
+    if (status != TRAINER_OK) return detail::failure(status, err);
+    return {};
+  }
+
+  /// Deletes one object (trainer_cluster_delete); ErrorCode::kNotFound when absent.
+  [[nodiscard]] Result<void> remove(const std::string& kind, const std::string& ns,
+                                    const std::string& name, const DeleteOptions& options = {}) {
+    trainer_cluster_delete_options opts = TRAINER_CLUSTER_DELETE_OPTIONS_INIT;
+    opts.propagation = static_cast<std::int32_t>(options.propagation);
+    opts.dry_run = options.dry_run ? 1 : 0;
+    opts.cancel = detail::token(options);
+    opts.timeout_ms = detail::millis(options.timeout);
+    trainer_error* err = nullptr;
+    const trainer_status status = trainer_cluster_delete(
+        client_.get(), kind.c_str(), detail::c_str(ns), name.c_str(), &opts, &err);
+    if (status != TRAINER_OK) return detail::failure(status, err);
+    return {};
+  }
+
+  /// The C handle (still owned by this object).
+  [[nodiscard]] trainer_client* raw() const noexcept { return client_.get(); }
+
+ private:
+  explicit Client(trainer_client* owned) noexcept : client_(owned) {}
+
+  [[nodiscard]] static trainer_cluster_get_options get_options(const GetOptions& options) {
+    trainer_cluster_get_options opts = TRAINER_CLUSTER_GET_OPTIONS_INIT;
+    opts.label_selector = detail::c_str(options.label_selector);
+    opts.all_namespaces = options.all_namespaces ? 1 : 0;
+    opts.cancel = detail::token(options);
+    opts.timeout_ms = detail::millis(options.timeout);
+    return opts;
+  }
+
+  struct Deleter {
+    void operator()(trainer_client* c) const noexcept { trainer_client_free(c); }
+  };
+  std::unique_ptr<trainer_client, Deleter> client_;
+};
 
 }  // namespace trainer::abi

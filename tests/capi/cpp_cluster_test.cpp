@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// trainer.hpp's cluster wrappers (trainer::abi::Client, CancelToken) over libtrainer.so, against
+// the kube-apiserver of the CTest fixture `kube_apiserver` (TRAINER_TEST_APISERVER_DIR). The test
+// plays the TrainJob controller by patching the status subresource with curl. Cases that need
+// the server exit 77 (skipped) without TRAINER_KUBE_TEST_ENV.
+#include "trainer.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+namespace {
+
+using trainer::ErrorCode;
+namespace abi = trainer::abi;
+
+constexpr const char* kRuntime = R"(apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainingRuntime
+metadata:
+  name: torch-rt
+spec:
+  mlPolicy:
+    numNodes: 1
+    torch: {}
+  template:
+    spec:
+      replicatedJobs:
+        - name: node
+          template:
+            metadata:
+              labels:
+                trainer.kubeflow.org/trainjob-ancestor-step: trainer
+            spec:
+              template:
+                spec:
+                  containers:
+                    - name: node
+                      image: pytorch:2.5
+)";
+
+std::string trainjob(const std::string& name, int procs) {
+  return "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata:\n  name: " + name +
+         "\nspec:\n  runtimeRef:\n    name: torch-rt\n    kind: TrainingRuntime\n  trainer:\n"
+         "    numNodes: 2\n    numProcPerNode: " +
+         std::to_string(procs) + "\n";
+}
+
+struct Server {
+  std::string dir, url, token;
+
+  static std::string read(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string s = text.str();
+    while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+    return s;
+  }
+
+  /// The fixture's server; exits 77 (skipped) when there is none.
+  static Server get() {
+    const char* env = std::getenv("TRAINER_KUBE_TEST_ENV");
+    const char* dir = std::getenv("TRAINER_TEST_APISERVER_DIR");
+    if (env == nullptr || *env == '\0' || dir == nullptr || *dir == '\0') {
+      std::printf(
+          "SKIPPED: TRAINER_KUBE_TEST_ENV or TRAINER_TEST_APISERVER_DIR is not set "
+          "(run under ctest with the kube_apiserver fixture)\n");
+      std::exit(77);
+    }
+    return Server{dir, read(std::string(dir) + "/url"), read(std::string(dir) + "/token")};
+  }
+
+  void request(const std::string& method, const std::string& path, const std::string& content_type,
+               const std::string& body) const {
+    const std::string command = "curl -sSf -o /dev/null --max-time 30 --cacert '" + dir +
+                                "/ca.crt' -H 'Authorization: Bearer " + token + "' -X " + method +
+                                " -H 'Content-Type: " + content_type + "' --data '" + body + "' '" +
+                                url + path + "'";
+    REQUIRE(std::system(command.c_str()) == 0);
+  }
+
+  /// A fresh namespace and a client whose default namespace it is.
+  abi::Client client(const std::string& prefix, std::string& ns) const {
+    static std::atomic<int> n{0};
+    ns = prefix + "-" +
+         std::to_string(std::chrono::steady_clock::now().time_since_epoch().count() % 1000000) +
+         "-" + std::to_string(n++);
+    request("POST", "/api/v1/namespaces", "application/json",
+            R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":")" + ns + R"("}})");
+    abi::ClientOptions options;
+    options.kubeconfig = dir + "/kubeconfig";
+    options.namespace_ = ns;
+    options.qps = -1;
+    auto client = abi::Client::create(options);
+    REQUIRE(client.has_value());
+    REQUIRE(client->namespace_() == ns);
+    return std::move(*client);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("trainer.hpp Client: a missing kubeconfig fails and releases the warning handler") {
+  auto held = std::make_shared<int>(0);
+  abi::ClientOptions options;
+  options.kubeconfig = "/nonexistent/kubeconfig";
+  options.on_warning = [held](std::string_view) {};
+  auto client = abi::Client::create(options);
+  REQUIRE_FALSE(client.has_value());
+  CHECK(client.error().message.find("/nonexistent/kubeconfig") != std::string::npos);
+  CHECK(client.error().http_status == 0);
+  options.on_warning = nullptr;  // the library's copy is gone already
+  CHECK(held.use_count() == 1);
+}
+
+TEST_CASE("trainer.hpp Client: apply, get, list, wait, watch, delete") {
+  const Server server = Server::get();
+  std::string ns;
+  abi::Client client = server.client("cpp-crud", ns);
+
+  abi::ApplyOptions apply;
+  apply.field_manager = "cpp-test";
+  auto applied = client.apply(std::string(kRuntime) + "---\n" + trainjob("job-a", 1), apply);
+  REQUIRE(applied.has_value());
+  REQUIRE(applied->size() == 2);
+  CHECK((*applied)[0].ref == "trainingruntime.trainer.kubeflow.org/torch-rt");
+  CHECK((*applied)[1].ref == "trainjob.trainer.kubeflow.org/job-a");
+
+  auto job = client.get("trainjob", "", "job-a");
+  REQUIRE(job.has_value());
+  CHECK(job->find(R"("namespace":")" + ns + "\"") != std::string::npos);
+  auto list = client.list("trainjobs", ns, abi::Format::kYaml);
+  REQUIRE(list.has_value());
+  CHECK(list->find("kind: TrainJobList") != std::string::npos);
+
+  auto missing = client.get("trainjob", "", "missing");
+  REQUIRE_FALSE(missing.has_value());
+  CHECK(missing.error().code == ErrorCode::kNotFound);
+  CHECK(missing.error().http_status == 404);
+  CHECK(missing.error().reason == "NotFound");
+
+  auto invalid = client.apply(trainjob("job-bad", 0));
+  REQUIRE_FALSE(invalid.has_value());
+  CHECK(invalid.error().code == ErrorCode::kInvalid);
+  REQUIRE_FALSE(invalid.error().fields.empty());
+  CHECK(invalid.error().fields[0].path == "spec.trainer.numProcPerNode");
+
+  // A watch sees the TrainJob, then the change the test makes as the controller.
+  int events = 0;
+  bool complete = false;
+  auto watched =
+      client.watch("", abi::WatchOptions{}, [&](std::string_view type, std::string_view object) {
+        if (++events == 1) {
+          CHECK(type == "ADDED");
+          server.request(
+              "PATCH",
+              "/apis/trainer.kubeflow.org/v1alpha1/namespaces/" + ns + "/trainjobs/job-a/status",
+              "application/merge-patch+json",
+              R"({"status":{"conditions":[{"type":"Complete","status":"True",)"
+              R"("reason":"JobsCompleted","message":"done",)"
+              R"("lastTransitionTime":"2026-01-01T00:00:00Z"}]}})");
+          return true;
+        }
+        complete = type == "MODIFIED" && object.find(R"("type":"Complete")") != std::string::npos;
+        return !complete;
+      });
+  REQUIRE(watched.has_value());
+  CHECK(complete);
+
+  auto done = client.wait("", "job-a", "Complete", std::chrono::seconds(30));
+  REQUIRE(done.has_value());
+  CHECK(done->find("JobsCompleted") != std::string::npos);
+
+  // An exception thrown by the callback comes back to the caller.
+  CHECK_THROWS_WITH((void)client.watch("", {},
+                                       [](std::string_view, std::string_view) -> bool {
+                                         throw std::runtime_error("boom");
+                                       }),
+                    "boom");
+
+  // Background: no garbage collector runs here to finish a foreground deletion.
+  abi::DeleteOptions background;
+  background.propagation = abi::Propagation::kBackground;
+  REQUIRE(client.remove("trainjob", "", "job-a", background).has_value());
+  auto gone = client.remove("trainjob", "", "job-a");
+  REQUIRE_FALSE(gone.has_value());
+  CHECK(gone.error().code == ErrorCode::kNotFound);
+}
+
+TEST_CASE("trainer.hpp CancelToken ends a wait from another thread") {
+  const Server server = Server::get();
+  std::string ns;
+  abi::Client client = server.client("cpp-cancel", ns);
+  REQUIRE(client.apply(std::string(kRuntime) + "---\n" + trainjob("job-c", 1)).has_value());
+
+  auto token = abi::CancelToken::create();
+  REQUIRE(token.has_value());
+  abi::WaitOptions options;
+  options.cancel = *token;
+  std::thread canceller([copy = *token] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    copy.cancel();
+  });
+  const auto start = std::chrono::steady_clock::now();
+  auto waited = client.wait("", "job-c", "Suspended", std::chrono::seconds(60), options);
+  canceller.join();
+  REQUIRE_FALSE(waited.has_value());
+  CHECK(waited.error().code == ErrorCode::kCancelled);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));
+  CHECK(token->cancelled());
+}
