@@ -161,8 +161,13 @@ Result<void> Client::watch(const Resource& resource, std::string_view ns,
     auto response = impl_->send(request, context);
     if (outcome.stopped) return {};
     if (outcome.expired) {
-      // The version was compacted: watching from it again would fail forever; relist.
+      // The version was compacted: watching from it again would fail forever; relist (after
+      // a backoff when the watch delivered nothing, so that a server answering 410 to every
+      // watch is not asked in a loop).
       need_list = true;
+      if (outcome.events == 0) {
+        if (auto ok = back_off(); !ok) return ok;
+      }
       continue;
     }
     if (outcome.error) {
@@ -175,6 +180,7 @@ Result<void> Client::watch(const Resource& resource, std::string_view ns,
       if (error.code == ErrorCode::kCancelled) return tl::unexpected(error);
       if (detail::is_expired(error)) {
         need_list = true;
+        if (auto ok = back_off(); !ok) return ok;
         continue;
       }
       if (!resumable(error)) return tl::unexpected(error);
