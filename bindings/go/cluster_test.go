@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -367,4 +368,33 @@ func TestClusterCancellation(t *testing.T) {
 		_ = client.Watch(context.Background(), "", nil, func(WatchEvent) bool { panic("boom") })
 		t.Fatal("Watch returned although its callback panicked")
 	}()
+}
+
+func TestClusterWarnings(t *testing.T) {
+	server, ns, _ := clusterFixture(t)
+	var mu sync.Mutex
+	var warnings []string
+	client, err := NewClient(&ClientOptions{
+		Kubeconfig: filepath.Join(server.dir, "kubeconfig"),
+		Namespace:  ns,
+		OnWarning: func(text string) {
+			mu.Lock()
+			defer mu.Unlock()
+			warnings = append(warnings, text)
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	// A runtime that neither the input nor the cluster holds: admitted with a warning.
+	job := strings.Replace(clusterTrainJobYAML("job-nort", 1), "name: torch-rt", "name: no-such-runtime", 1)
+	if _, err := client.Apply(context.Background(), []byte(job), &ApplyOptions{DryRun: true}); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(warnings) == 0 || !strings.Contains(strings.Join(warnings, "\n"), "no-such-runtime") {
+		t.Fatalf("warnings %q, want one naming the runtime", warnings)
+	}
 }

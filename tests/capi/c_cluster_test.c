@@ -178,6 +178,16 @@ static void test_offline(void) {
 
 /* ---- Against the server -------------------------------------------------------------------- */
 
+static int g_warnings;
+static char g_last_warning[512];
+static trainer_status on_warning(void* user, const char* text, size_t len) {
+  CHECK(user == &g_warning_frees);
+  CHECK(strlen(text) == len);
+  ++g_warnings;
+  snprintf(g_last_warning, sizeof g_last_warning, "%s", text);
+  return TRAINER_OK;
+}
+
 static trainer_client* new_client(void) {
   char kubeconfig[1200];
   trainer_client_options opts = TRAINER_CLIENT_OPTIONS_INIT;
@@ -187,6 +197,7 @@ static trainer_client* new_client(void) {
   opts.kubeconfig = kubeconfig;
   opts.namespace_name = g_ns;
   opts.qps = -1;
+  opts.on_warning = on_warning;
   opts.warning_user_data = &g_warning_frees;
   opts.warning_user_data_free = count_free;
   CHECK_STATUS(trainer_client_new(&opts, &client, &err), TRAINER_OK, err);
@@ -274,6 +285,36 @@ static void test_apply_invalid(trainer_client* client) {
   CHECK(found);
   trainer_error_free(err);
   CHECK_STATUS(trainer_cluster_get(client, "trainjob", NULL, "job-ok", NULL, TRAINER_FORMAT_JSON,
+                                   &out, &err),
+               TRAINER_E_NOT_FOUND, err);
+  trainer_error_free(err);
+}
+
+/* A runtime that neither the input nor the cluster holds: admitted with a warning, which reaches
+ * the client's callback (a server dry run stores nothing). */
+static void test_apply_warning(trainer_client* client) {
+  static const char kDocs[] =
+      "apiVersion: trainer.kubeflow.org/v1alpha1\n"
+      "kind: TrainJob\n"
+      "metadata:\n"
+      "  name: job-nort\n"
+      "spec:\n"
+      "  runtimeRef:\n"
+      "    name: no-such-runtime\n"
+      "    kind: TrainingRuntime\n";
+  trainer_cluster_apply_options opts = TRAINER_CLUSTER_APPLY_OPTIONS_INIT;
+  trainer_cluster_apply_result* result = NULL;
+  trainer_buffer out = TRAINER_BUFFER_INIT;
+  trainer_error* err = NULL;
+
+  opts.dry_run = 1;
+  g_warnings = 0;
+  CHECK_STATUS(trainer_cluster_apply(client, kDocs, sizeof kDocs - 1, &opts, &result, &err),
+               TRAINER_OK, err);
+  trainer_cluster_apply_result_free(result);
+  CHECK(g_warnings >= 1);
+  CHECK(strstr(g_last_warning, "no-such-runtime") != NULL);
+  CHECK_STATUS(trainer_cluster_get(client, "trainjob", NULL, "job-nort", NULL, TRAINER_FORMAT_JSON,
                                    &out, &err),
                TRAINER_E_NOT_FOUND, err);
   trainer_error_free(err);
@@ -492,6 +533,7 @@ int main(void) {
   client = new_client();
   test_apply_get_list(client);
   test_apply_invalid(client);
+  test_apply_warning(client);
   test_wait_and_watch(client);
   test_cancel_and_callback_errors(client);
   test_logs_and_delete(client);
