@@ -636,3 +636,21 @@ TEST_CASE("unusable server URLs and CA data are refused at creation", "[transpor
   REQUIRE(ok.has_value());
   CHECK((*ok)->server() == "https://127.0.0.1:6443");
 }
+
+TEST_CASE("the fault server answers by target prefix when a response names one", "[transport]") {
+  FaultServer server;
+  FaultResponse watch(200, {}, "watch");
+  watch.match = "/api/v1/pods?watch";
+  server.push(watch);
+  server.push({200, {}, "any"});
+  auto transport = make_transport(server.url(), fast_options());
+  auto first = transport->send(get("/api/v1/pods"));
+  auto second = transport->send(get("/api/v1/pods?watch=true"));
+  auto third = transport->send(get("/api"));
+  REQUIRE(first.has_value());
+  REQUIRE(second.has_value());
+  REQUIRE(third.has_value());
+  CHECK(first->body == "any");
+  CHECK(second->body == "watch");
+  CHECK(third->status == 404);
+}

@@ -160,9 +160,12 @@ void FaultServer::Impl::serve(tcp::socket socket, int number) {
       record.connection = number;
       record.received = Clock::now();
       requests.push_back(std::move(record));
-      if (!queue.empty()) {
-        response = std::move(queue.front());
-        queue.pop_front();
+      const auto fits = std::find_if(queue.begin(), queue.end(), [&](const FaultResponse& r) {
+        return r.match.empty() || requests.back().target.rfind(r.match, 0) == 0;
+      });
+      if (fits != queue.end()) {
+        response = std::move(*fits);
+        queue.erase(fits);
       }
       changed.notify_all();
     }

@@ -13,8 +13,8 @@
 //   ... point a client at server.url() ...
 //   REQUIRE(server.requests().size() == 2);
 //
-// Requests are answered in arrival order from the queue of pushed responses; with the queue
-// empty a request gets `404` with the body `no scripted response`. Connections are kept alive
+// Each request gets the first queued response whose `match` fits its target (responses are
+// consumed); when none fits, `404` with the body `no scripted response`. Connections are kept alive
 // (HTTP/1.1) unless a response cuts or holds them. Every request is recorded. The destructor
 // stops the server and ends every held connection; nothing it does waits without a bound.
 #pragma once
@@ -53,6 +53,8 @@ struct FaultResponse {
   /// body) until the client closes it or the server stops (at most `hold_limit`).
   bool hold = false;
   std::chrono::milliseconds hold_limit{std::chrono::seconds(60)};
+  /// Answers only a request whose target (path and query) starts with this; empty: any.
+  std::string match;
 
   FaultResponse() = default;
   FaultResponse(int status_code, std::vector<std::pair<std::string, std::string>> header_list = {},
