@@ -654,3 +654,17 @@ TEST_CASE("the fault server answers by target prefix when a response names one",
   CHECK(second->body == "watch");
   CHECK(third->status == 404);
 }
+
+TEST_CASE("proxy-url sends requests through the proxy", "[transport]") {
+  FaultServer proxy;
+  proxy.push({200, {}, "via proxy"});
+  Config config;
+  config.proxy_url = proxy.url();
+  auto transport = make_transport("http://cluster.invalid:6443", fast_options(), nullptr, config);
+  auto response = transport->send(get("/version"));
+  REQUIRE(response.has_value());
+  CHECK(response->body == "via proxy");
+  const auto requests = proxy.requests();
+  REQUIRE(requests.size() == 1);
+  CHECK(requests[0].target == "http://cluster.invalid:6443/version");  // absolute form
+}
