@@ -17,7 +17,8 @@
  * - No exception, panic or abort crosses this boundary: a C++ exception inside the library
  *   becomes TRAINER_E_INTERNAL or TRAINER_E_NOMEM.
  * - Thread safety: global functions are thread-safe. Each handle type states its class:
- *   "shareable" (immutable, any number of threads), "movable" (any thread, one at a time).
+ *   "shareable" (immutable or internally synchronized: any number of threads at once),
+ *   "movable" (any thread, one at a time).
  * - The exported symbol set is the same in every build; a feature compiled out returns
  *   TRAINER_E_UNSUPPORTED and is absent from trainer_features().
  */
