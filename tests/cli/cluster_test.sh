@@ -202,7 +202,18 @@ mnist   Complete   AGE"
       '"jobsStatus":[{"name":"node","ready":0,"succeeded":1,"failed":0,"active":0,"suspended":0}]'
     # A pod as JobSet labels it (no kubelet runs it: it stays Pending).
     api POST "/api/v1/namespaces/$ns/pods" "$(pod_json mnist-node-0-0 0)" >/dev/null
+    run 0 describe-no-jobset -- describe trainjob mnist -n "$ns" && has describe-no-jobset "$out" "JobSet:
+  <none>"
+    # The JobSet the controller would have made, with the status the JobSet controller writes.
+    api POST "/apis/jobset.x-k8s.io/v1alpha2/namespaces/$ns/jobsets" \
+      '{"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet","metadata":{"name":"mnist"},"spec":{"replicatedJobs":[{"name":"node","template":{"spec":{"template":{"spec":{"containers":[{"name":"node","image":"x"}],"restartPolicy":"Never"}}}}}]}}' >/dev/null
+    api PATCH "/apis/jobset.x-k8s.io/v1alpha2/namespaces/$ns/jobsets/mnist/status" \
+      '{"status":{"replicatedJobsStatus":[{"name":"node","ready":1,"succeeded":0,"failed":0,"active":1,"suspended":0}]}}' \
+      application/merge-patch+json >/dev/null
     run 0 describe -- describe trainjob mnist -n "$ns" && {
+      has describe-jobset "$out" "JobSet:
+  Name:               mnist"
+      has describe-jobset "$out" "  node             1        1       0           0"
       has describe "$out" "  mnist-node-0-0   node             0       Pending"
       has describe "$out" "Name:                 mnist"
       has describe "$out" "Namespace:            $ns"
