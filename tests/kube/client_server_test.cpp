@@ -212,6 +212,50 @@ TEST_CASE("discovery finds TrainJob, JobSet and core kinds by every kubectl name
         "\"trainer.kubeflow.org/v1alpha1\"");
 }
 
+TEST_CASE("a kind installed after the first lookup is found by refreshing discovery") {
+  auto& server = ApiServer::shared();
+  Client client = client_for(server);
+  need(client, "trainer.kubeflow.org/v1alpha1", "TrainJob");  // discovery is now cached
+  const std::string group = unique_namespace(server, "refresh") + ".example.com";
+  const Resource crds = need(client, "apiextensions.k8s.io/v1", "CustomResourceDefinition");
+  REQUIRE(client.create(
+      crds, "",
+      json(R"({"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",)"
+           R"("metadata":{"name":"widgets.)" +
+           group + R"("},"spec":{"group":")" + group +
+           R"(","scope":"Namespaced","names":{"plural":"widgets","singular":"widget",)"
+           R"("kind":"Widget","shortNames":["wdg"]},"versions":[{"name":"v1","served":true,)"
+           R"("storage":true,"schema":{"openAPIV3Schema":{"type":"object",)"
+           R"("x-kubernetes-preserve-unknown-fields":true}}}]}})")));
+  // The server publishes a new CRD within seconds; every miss until then refreshes the cache.
+  trainer::Result<Resource> found = tl::unexpected(trainer::Error());
+  const auto deadline = std::chrono::steady_clock::now() + 30s;
+  while (!(found = client.resource_for(group + "/v1", "Widget")) &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(200ms);
+  }
+  REQUIRE(found);
+  CHECK(found->resource == "widgets");
+  auto named = client.resource_named("wdg");
+  REQUIRE(named);
+  CHECK(named->group == group);
+  CHECK(client.remove(crds, "", "widgets." + group));
+}
+
+TEST_CASE("a refused connection is kubectl's text") {
+  Config config;
+  config.server = "https://127.0.0.1:1";
+  config.token = "t";
+  auto client = Client::create(config, test_options());
+  REQUIRE(client);
+  auto answer = client->resource_named("pods");
+  REQUIRE_FALSE(answer);
+  CHECK(answer.error().code == ErrorCode::kIo);
+  CHECK(kubectl_text(answer.error()) ==
+        "The connection to the server 127.0.0.1:1 was refused - did you specify the right host "
+        "or port?");
+}
+
 TEST_CASE("applying the same objects twice changes nothing, and conflicts need force") {
   auto& server = ApiServer::shared();
   Client client = client_for(server);
@@ -333,9 +377,13 @@ TEST_CASE("create, get, list, patch, status and delete with preconditions and dr
   CHECK(gone.error().http_status == 404);
   CHECK(kubectl_text(gone.error()) == "Error from server (NotFound): configmaps \"c1\" not found");
 
-  auto bad_name = client.get(config_maps, ns, "../x");
-  REQUIRE_FALSE(bad_name);
-  CHECK(bad_name.error().code == ErrorCode::kInvalidArgument);
+  for (const char* bad : {"../x", "..", "", "a%2Fb"}) {
+    CAPTURE(bad);
+    auto bad_name = client.get(config_maps, ns, bad);
+    REQUIRE_FALSE(bad_name);
+    CHECK(bad_name.error().code == ErrorCode::kInvalidArgument);
+    CHECK(client.remove(config_maps, ns, bad).error().code == ErrorCode::kInvalidArgument);
+  }
 }
 
 TEST_CASE("fieldValidation=Strict refuses an unknown field with the server's text") {

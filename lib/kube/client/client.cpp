@@ -39,6 +39,14 @@ std::string metadata_string(const boost::json::object& object, std::string_view 
   return metadata == nullptr ? std::string() : find_string(*metadata, key).value_or("");
 }
 
+// The path of one named object: unlike a collection path, the name may not be empty (a GET
+// would otherwise list and a DELETE delete the collection).
+Result<std::string> object_path(const Resource& resource, const std::string& ns,
+                                std::string_view name, std::string_view subresource = {}) {
+  if (auto ok = detail::check_path_segment("name", name); !ok) return tl::unexpected(ok.error());
+  return detail::resource_path(resource, ns, name, subresource);
+}
+
 const char* patch_content_type(PatchType type) {
   switch (type) {
     case PatchType::kMerge: return "application/merge-patch+json";
@@ -141,7 +149,7 @@ const std::string& Client::default_namespace() const noexcept {
 
 Result<boost::json::object> Client::get(const Resource& resource, std::string_view ns,
                                         std::string_view name, const CallOptions& options) {
-  auto path = detail::resource_path(resource, impl_->namespace_or_default(ns), name);
+  auto path = object_path(resource, impl_->namespace_or_default(ns), name);
   if (!path) return error_of(path);
   return impl_->send_object(detail::make_request("GET", *path, options),
                             detail::context_for("GET", resource, name));
@@ -190,8 +198,7 @@ Result<boost::json::object> Client::apply(const Resource& resource, std::string_
 Result<boost::json::object> Client::patch(const Resource& resource, std::string_view ns,
                                           std::string_view name, PatchType type,
                                           std::string_view body, const WriteOptions& options) {
-  auto path =
-      detail::resource_path(resource, impl_->namespace_or_default(ns), name, options.subresource);
+  auto path = object_path(resource, impl_->namespace_or_default(ns), name, options.subresource);
   if (!path) return error_of(path);
   auto request = detail::make_request("PATCH", *path + write_query(options).str(), options);
   request.headers.emplace_back("Content-Type", patch_content_type(type));
@@ -201,7 +208,7 @@ Result<boost::json::object> Client::patch(const Resource& resource, std::string_
 
 Result<boost::json::object> Client::remove(const Resource& resource, std::string_view ns,
                                            std::string_view name, const DeleteOptions& options) {
-  auto path = detail::resource_path(resource, impl_->namespace_or_default(ns), name);
+  auto path = object_path(resource, impl_->namespace_or_default(ns), name);
   if (!path) return error_of(path);
   boost::json::object body{{"kind", "DeleteOptions"}, {"apiVersion", "v1"}};
   if (const char* policy = propagation_text(options.propagation)) {

@@ -35,8 +35,10 @@ struct Client::Impl {
   Result<boost::json::object> send_object(const detail::HttpRequest& request,
                                           const detail::RequestContext& context);
 
-  /// Every resource the server serves (cached; `refresh` fetches again).
-  Result<std::vector<Resource>> resources(const CallOptions& options, bool refresh);
+  /// Every resource the server serves (cached; `refresh` fetches again unless this call
+  /// already fetched: `*fetched` says whether it did).
+  Result<std::vector<Resource>> resources(const CallOptions& options, bool refresh,
+                                          bool* fetched = nullptr);
 
   /// One full list (list_pager.cpp): pages merged, restarted once without `limit` when the
   /// continue token expires.

@@ -48,9 +48,11 @@ Result<void> discover_root(Client::Impl& impl, const std::string& root, const Ca
 
 }  // namespace
 
-Result<std::vector<Resource>> Client::Impl::resources(const CallOptions& options, bool refresh) {
+Result<std::vector<Resource>> Client::Impl::resources(const CallOptions& options, bool refresh,
+                                                      bool* fetched) {
   // One discovery at a time: concurrent first lookups share one fetch.
   const std::lock_guard<std::mutex> lock(discovery_mutex);
+  if (fetched != nullptr) *fetched = !discovered || refresh;
   if (discovered && !refresh) return *discovered;
   std::vector<Resource> found;
   for (const char* root : {"/api", "/apis"}) {
@@ -64,8 +66,11 @@ Result<std::vector<Resource>> Client::Impl::resources(const CallOptions& options
 
 Result<Resource> Client::resource_for(std::string_view api_version, std::string_view kind,
                                       const CallOptions& options) {
+  bool fetched = false;
   for (const bool refresh : {false, true}) {
-    auto resources = impl_->resources(options, refresh);
+    // A miss in the cache refreshes it once; a miss in what was just fetched is final.
+    if (refresh && fetched) break;
+    auto resources = impl_->resources(options, refresh, &fetched);
     if (!resources) return tl::unexpected(resources.error());
     if (auto found = detail::find_kind(*resources, api_version, kind)) return *found;
   }
@@ -75,8 +80,11 @@ Result<Resource> Client::resource_for(std::string_view api_version, std::string_
 }
 
 Result<Resource> Client::resource_named(std::string_view name, const CallOptions& options) {
+  bool fetched = false;
   for (const bool refresh : {false, true}) {
-    auto resources = impl_->resources(options, refresh);
+    // A miss in the cache refreshes it once; a miss in what was just fetched is final.
+    if (refresh && fetched) break;
+    auto resources = impl_->resources(options, refresh, &fetched);
     if (!resources) return tl::unexpected(resources.error());
     if (auto found = detail::find_named(*resources, name)) return *found;
   }
