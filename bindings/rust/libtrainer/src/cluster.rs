@@ -433,6 +433,87 @@ impl Client {
         out.into_string()
     }
 
+    /// Streams the logs of the TrainJob's pods to `f(pod, data)` (never concurrently, possibly
+    /// from a library thread with `follow` and several pods) until they end, `f` returns false
+    /// (then `Ok`) or the token is cancelled. A TrainJob without a matching pod is
+    /// [`Code::NOT_FOUND`]. A panic in `f` ends the call and is resumed here.
+    pub fn logs<F>(
+        &self,
+        namespace: &str,
+        name: &str,
+        options: &LogsOptions,
+        mut f: F,
+    ) -> Result<()>
+    where
+        F: FnMut(&str, &[u8]) -> bool + Send,
+    {
+        struct State<'a> {
+            f: &'a mut (dyn FnMut(&str, &[u8]) -> bool + Send),
+            panic: Option<Box<dyn std::any::Any + Send>>,
+        }
+        unsafe extern "C" fn trampoline(
+            user: *mut c_void,
+            pod: *const c_char,
+            data: *const c_char,
+            len: usize,
+        ) -> sys::trainer_status {
+            // SAFETY: user is the State below, alive for the call and never used concurrently
+            // (the library serializes the callback); the strings are borrowed for the call.
+            let state = unsafe { &mut *(user as *mut State) };
+            let (pod, data) = unsafe {
+                (
+                    CStr::from_ptr(pod).to_string_lossy(),
+                    std::slice::from_raw_parts(data.cast::<u8>(), len),
+                )
+            };
+            match catch_unwind(AssertUnwindSafe(|| (state.f)(&pod, data))) {
+                Ok(true) => sys::TRAINER_CALLBACK_CONTINUE,
+                Ok(false) => sys::TRAINER_CALLBACK_STOP,
+                Err(panic) => {
+                    state.panic = Some(panic);
+                    -1
+                }
+            }
+        }
+        let mut strs = CStrings::default();
+        let (namespace, name) = (strs.get(namespace)?, strs.get(name)?);
+        let mut opts = sys::trainer_cluster_logs_options::INIT;
+        if let Some(node) = options.node {
+            opts.node = i32::try_from(node)
+                .map_err(|_| Error::new(Code::INVALID_ARGUMENT, "node is too large"))?;
+        }
+        opts.replicated_job = strs.opt(&options.replicated_job)?;
+        opts.all = i32::from(options.all);
+        opts.container = strs.opt(&options.container)?;
+        opts.follow = i32::from(options.follow);
+        opts.tail_lines = options.tail_lines.map_or(-1, |n| i64::try_from(n).unwrap_or(i64::MAX));
+        opts.since_seconds =
+            options.since.map_or(-1, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
+        opts.cancel = token_ptr(&options.cancel);
+        opts.timeout_ms = opt_millis(options.timeout);
+        let mut state = State { f: &mut f, panic: None };
+        let mut err = core::ptr::null_mut();
+        // SAFETY: state and the options live for the call.
+        let result = unsafe {
+            Error::check(
+                sys::trainer_cluster_logs(
+                    self.raw(),
+                    namespace,
+                    name,
+                    &opts,
+                    Some(trampoline),
+                    &mut state as *mut State as *mut c_void,
+                    &mut err,
+                ),
+                err,
+            )
+        };
+        if let Some(panic) = state.panic {
+            resume_unwind(panic);
+        }
+        result
+    }
+
     /// Deletes the object of `kind` named `name`; a missing one is [`Code::NOT_FOUND`].
     pub fn delete(
         &self,
@@ -534,6 +615,28 @@ pub struct WaitOptions {
     pub status: Option<String>,
     pub cancel: Option<CancelToken>,
     /// Bound on each request [the client's].
+    pub timeout: Option<Duration>,
+}
+
+/// Options of [`Client::logs`]: which pods of the TrainJob's JobSet, which container.
+#[derive(Clone, Default)]
+pub struct LogsOptions {
+    /// The trainer node index (`--node N`) [the replicated job's pods].
+    pub node: Option<u32>,
+    /// [`node` when the JobSet has it, else every pod].
+    pub replicated_job: Option<String>,
+    /// Every pod of the TrainJob.
+    pub all: bool,
+    /// [`node` for trainer pods, else the only container].
+    pub container: Option<String>,
+    /// Stream until the containers end.
+    pub follow: bool,
+    /// The last lines only [the whole log].
+    pub tail_lines: Option<u64>,
+    /// Newer lines only (whole seconds) [the whole log].
+    pub since: Option<Duration>,
+    pub cancel: Option<CancelToken>,
+    /// Bound on each non-streaming request [the client's].
     pub timeout: Option<Duration>,
 }
 

@@ -18,7 +18,7 @@ mod document;
 mod error;
 pub use cluster::{
     AppliedObject, ApplyOptions, CancelToken, Client, ClientOptions, DeleteOptions, GetOptions,
-    Propagation, WaitOptions, WarningFn, WatchOptions,
+    LogsOptions, Propagation, WaitOptions, WarningFn, WatchOptions,
 };
 pub use document::{Document, DocumentList, DocumentMut, Format, ParseOptions};
 pub use error::{Code, Error, FieldError, Result};

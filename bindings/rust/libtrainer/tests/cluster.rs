@@ -6,7 +6,7 @@
 
 use libtrainer::{
     ApplyOptions, CancelToken, Client, ClientOptions, Code, DeleteOptions, Format, GetOptions,
-    Propagation, WaitOptions, WatchOptions,
+    LogsOptions, Propagation, WaitOptions, WatchOptions,
 };
 use std::path::PathBuf;
 use std::process::Command;
@@ -204,6 +204,11 @@ fn apply_get_list_delete() {
     assert!(err.message.contains("\"job-a\" not found"), "{err}");
     let err = client.delete("trainjob", "", "job-a", &Default::default()).unwrap_err();
     assert_eq!(err.code, Code::NOT_FOUND);
+
+    // No controller runs here, so a TrainJob has no pods to read logs from.
+    apply_job(&client, "job-l");
+    let err = client.logs("", "job-l", &LogsOptions::default(), |_, _| true).unwrap_err();
+    assert_eq!(err.code, Code::NOT_FOUND, "{err}");
 }
 
 #[test]
