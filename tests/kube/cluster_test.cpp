@@ -262,6 +262,34 @@ TEST_CASE("table: the server computes the CRD's printer columns, for a list and 
   CHECK(bad_name.error().code == ErrorCode::kInvalidArgument);
 }
 
+TEST_CASE("table and list follow the server's pages past 500 objects") {
+  auto& server = ApiServer::shared();
+  const auto ns = trainer::testing::unique_namespace(server, "cluster-pages");
+  auto client = client_for(server);
+  apply_or_die(client, ns, kRuntime);
+  auto resource = cluster::resource_of(client, cluster::Kind::kTrainJob);
+  REQUIRE(resource);
+  constexpr int kCount = 503;  // one page of 500 and a second one
+  for (int i = 0; i < kCount; ++i) {
+    auto job =
+        boost::json::parse(trainer::encode_json(documents(train_job("j" + std::to_string(i)))[0]));
+    auto created = client.create(*resource, ns, job.as_object());
+    REQUIRE(created);
+  }
+  auto table = cluster::table(client, cluster::Kind::kTrainJob, ns, "", {});
+  REQUIRE(table);
+  CHECK(table->at("rows").as_array().size() == kCount);
+  CHECK(table->at("metadata").as_object().if_contains("continue") == nullptr);
+  std::set<std::string> names;
+  for (const auto& row : table->at("rows").as_array()) {
+    names.emplace(row.at("cells").as_array()[0].as_string());
+  }
+  CHECK(names.size() == kCount);
+  auto list = cluster::list(client, cluster::Kind::kTrainJob, ns, {});
+  REQUIRE(list);
+  CHECK(list->at("items").as_array().size() == kCount);
+}
+
 TEST_CASE("watch of one TrainJob sees only its events") {
   auto& server = ApiServer::shared();
   const auto ns = trainer::testing::unique_namespace(server, "cluster-watch");
