@@ -83,8 +83,7 @@ typedef int trainer_status;
 #define TRAINER_E_FORBIDDEN (-14)       /**< an API server denied the request (HTTP 403) */
 #define TRAINER_E_CONFLICT (-15)        /**< an API server reported a conflict (HTTP 409) */
 #define TRAINER_E_SERVER (-16)          /**< any other error an API server answered */
-#define TRAINER_E_FAILED (-17)          /**< what was awaited can no longer happen (a TrainJob
-                                             Failed while waiting for Complete) */
+#define TRAINER_E_FAILED (-17)          /**< what was awaited can no longer happen (Failed) */
 
 /** Library version at run time (TRAINER_VERSION_NUMBER of the built library). Thread-safe.
  *  @since 0.1 */

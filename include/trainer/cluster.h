@@ -64,21 +64,21 @@ typedef trainer_status (*trainer_warning_fn)(void* user_data, const char* text, 
  *  trainer_client_options_init(); fields are only ever appended. Strings are borrowed for the
  *  call (NUL-terminated). @since 0.1 */
 typedef struct trainer_client_options {
-  uint32_t version;        /**< TRAINER_CLIENT_OPTIONS_VERSION */
-  const char* kubeconfig;  /**< kubectl's `--kubeconfig`: only this file [`$KUBECONFIG`
-                                (`:`-separated, merged), else `~/.kube/config`, else the
-                                in-cluster service account] */
-  const char* context;     /**< `--context` [the kubeconfig's `current-context`] */
-  const char* namespace_name;  /**< `-n`: the namespace of calls that pass none [the
-                                    context's namespace, else "default"] */
-  int64_t request_timeout_ms;  /**< bound on each non-streaming request, retries included
-                                    (`--request-timeout`) [30000] */
-  double qps;                  /**< client-side rate limit in requests per second; negative:
-                                    none [5] */
-  int32_t burst;               /**< rate limiter burst [10] */
-  const char* user_agent;      /**< [`libtrainer/<version> (linux/<arch>)`] */
-  trainer_warning_fn on_warning;         /**< NULL: warnings are dropped */
-  void* warning_user_data;               /**< passed to on_warning */
+  uint32_t version;              /**< TRAINER_CLIENT_OPTIONS_VERSION */
+  const char* kubeconfig;        /**< kubectl's `--kubeconfig`: only this file [`$KUBECONFIG`
+                                      (`:`-separated, merged), else `~/.kube/config`, else the
+                                      in-cluster service account] */
+  const char* context;           /**< `--context` [the kubeconfig's `current-context`] */
+  const char* namespace_name;    /**< `-n`: the namespace of calls that pass none [the
+                                      context's namespace, else "default"] */
+  int64_t request_timeout_ms;    /**< bound on each non-streaming request, retries included
+                                      (`--request-timeout`) [30000] */
+  double qps;                    /**< client-side rate limit in requests per second; negative:
+                                      none [5] */
+  int32_t burst;                 /**< rate limiter burst [10] */
+  const char* user_agent;        /**< [`libtrainer/<version> (linux/<arch>)`] */
+  trainer_warning_fn on_warning; /**< NULL: warnings are dropped */
+  void* warning_user_data;       /**< passed to on_warning */
   void (*warning_user_data_free)(void*); /**< called once with warning_user_data when the
                                               client is freed, or at once when
                                               trainer_client_new() fails (not for NULL options
@@ -138,14 +138,14 @@ TRAINER_API const char* trainer_client_server(const trainer_client* client);
 /** Options of trainer_cluster_apply(). NULL/""/0 mean the default in brackets; initialise with
  *  TRAINER_CLUSTER_APPLY_OPTIONS_INIT or trainer_cluster_apply_options_init(). @since 0.1 */
 typedef struct trainer_cluster_apply_options {
-  uint32_t version;            /**< TRAINER_CLUSTER_APPLY_OPTIONS_VERSION */
-  const char* namespace_name;  /**< namespace of objects that name none [the client's] */
-  const char* field_manager;   /**< server-side apply field manager ["trainerctl"] */
-  int32_t dry_run;             /**< non-zero: server dry run (`dryRun=All`), nothing stored */
-  int32_t force;               /**< non-zero: take over fields other managers own */
-  trainer_cancel_token* cancel;        /**< [none] */
-  int64_t timeout_ms;                  /**< bound on each request [the client's] */
-  const trainer_parse_options* parse;  /**< limits for parsing `data` [library defaults] */
+  uint32_t version;             /**< TRAINER_CLUSTER_APPLY_OPTIONS_VERSION */
+  const char* namespace_name;   /**< namespace of objects that name none [the client's] */
+  const char* field_manager;    /**< server-side apply field manager ["trainerctl"] */
+  int32_t dry_run;              /**< non-zero: server dry run (`dryRun=All`), nothing stored */
+  int32_t force;                /**< non-zero: take over fields other managers own */
+  trainer_cancel_token* cancel; /**< [none] */
+  int64_t timeout_ms;           /**< bound on each request [the client's] */
+  const trainer_parse_options* parse; /**< limits for parsing `data` [library defaults] */
 } trainer_cluster_apply_options;
 
 #define TRAINER_CLUSTER_APPLY_OPTIONS_VERSION 1
@@ -185,8 +185,8 @@ TRAINER_API void trainer_cluster_apply_result_free(
 TRAINER_API size_t trainer_cluster_apply_result_count(const trainer_cluster_apply_result* result);
 /** kubectl's reference of object `i`, `trainjob.trainer.kubeflow.org/mnist`, borrowed; NULL
  *  when out of range. @since 0.1 */
-TRAINER_API const char* trainer_cluster_apply_result_ref(
-    const trainer_cluster_apply_result* result, size_t i);
+TRAINER_API const char* trainer_cluster_apply_result_ref(const trainer_cluster_apply_result* result,
+                                                         size_t i);
 /** Object `i` as the server returned it, compact JSON, borrowed; NULL when out of range.
  *  @since 0.1 */
 TRAINER_API const char* trainer_cluster_apply_result_json(
@@ -194,9 +194,9 @@ TRAINER_API const char* trainer_cluster_apply_result_json(
 
 /** Options of trainer_cluster_get() and trainer_cluster_list(). @since 0.1 */
 typedef struct trainer_cluster_get_options {
-  uint32_t version;            /**< TRAINER_CLUSTER_GET_OPTIONS_VERSION */
-  const char* label_selector;  /**< list only: `-l` [every object] */
-  int32_t all_namespaces;      /**< list only: non-zero lists every namespace (`-A`) */
+  uint32_t version;             /**< TRAINER_CLUSTER_GET_OPTIONS_VERSION */
+  const char* label_selector;   /**< list only: `-l` [every object] */
+  int32_t all_namespaces;       /**< list only: non-zero lists every namespace (`-A`) */
   trainer_cancel_token* cancel; /**< [none] */
   int64_t timeout_ms;           /**< bound on each request [the client's] */
 } trainer_cluster_get_options;
@@ -219,8 +219,7 @@ TRAINER_API trainer_status trainer_cluster_get_options_init(trainer_cluster_get_
 TRAINER_API trainer_status trainer_cluster_get(trainer_client* client, const char* kind,
                                                const char* namespace_name, const char* name,
                                                const trainer_cluster_get_options* opts,
-                                               trainer_format fmt,
-                                               TRAINER_OWN trainer_buffer* out,
+                                               trainer_format fmt, TRAINER_OWN trainer_buffer* out,
                                                trainer_error** err);
 
 /** Every object of `kind` in `namespace_name` (or every namespace with `all_namespaces`), as
@@ -230,8 +229,7 @@ TRAINER_API trainer_status trainer_cluster_get(trainer_client* client, const cha
 TRAINER_API trainer_status trainer_cluster_list(trainer_client* client, const char* kind,
                                                 const char* namespace_name,
                                                 const trainer_cluster_get_options* opts,
-                                                trainer_format fmt,
-                                                TRAINER_OWN trainer_buffer* out,
+                                                trainer_format fmt, TRAINER_OWN trainer_buffer* out,
                                                 trainer_error** err);
 
 /** What a watch or logs callback returns: CONTINUE for more; STOP ends the call with
@@ -248,14 +246,14 @@ typedef trainer_status (*trainer_cluster_watch_fn)(void* user_data, const char* 
 
 /** Options of trainer_cluster_watch(). @since 0.1 */
 typedef struct trainer_cluster_watch_options {
-  uint32_t version;              /**< TRAINER_CLUSTER_WATCH_OPTIONS_VERSION */
-  const char* name;              /**< watch only this TrainJob [every TrainJob] */
-  const char* label_selector;    /**< [every TrainJob] */
-  int32_t all_namespaces;        /**< non-zero: every namespace */
-  const char* resource_version;  /**< changes after this version [the current TrainJobs
-                                      first, as ADDED events, then the changes] */
-  trainer_cancel_token* cancel;  /**< [none: the watch ends only through the callback] */
-  int64_t timeout_ms;            /**< bound on each non-streaming request [the client's] */
+  uint32_t version;             /**< TRAINER_CLUSTER_WATCH_OPTIONS_VERSION */
+  const char* name;             /**< watch only this TrainJob [every TrainJob] */
+  const char* label_selector;   /**< [every TrainJob] */
+  int32_t all_namespaces;       /**< non-zero: every namespace */
+  const char* resource_version; /**< changes after this version [the current TrainJobs
+                                     first, as ADDED events, then the changes] */
+  trainer_cancel_token* cancel; /**< [none: the watch ends only through the callback] */
+  int64_t timeout_ms;           /**< bound on each non-streaming request [the client's] */
 } trainer_cluster_watch_options;
 
 #define TRAINER_CLUSTER_WATCH_OPTIONS_VERSION 1
@@ -274,8 +272,7 @@ TRAINER_API trainer_status trainer_cluster_watch_options_init(trainer_cluster_wa
  *  (410) relists and delivers what changed meanwhile. `user_data` is only used during the call.
  *  `opts` may be NULL. Errors: TRAINER_E_INVALID_ARGUMENT (`client` or `fn` NULL, unsupported
  *  options version); TRAINER_E_USER; the server's errors; TRAINER_E_CANCELLED. @since 0.1 */
-TRAINER_API trainer_status trainer_cluster_watch(trainer_client* client,
-                                                 const char* namespace_name,
+TRAINER_API trainer_status trainer_cluster_watch(trainer_client* client, const char* namespace_name,
                                                  const trainer_cluster_watch_options* opts,
                                                  trainer_cluster_watch_fn fn, void* user_data,
                                                  trainer_error** err);
@@ -289,7 +286,8 @@ typedef struct trainer_cluster_wait_options {
 } trainer_cluster_wait_options;
 
 #define TRAINER_CLUSTER_WAIT_OPTIONS_VERSION 1
-#define TRAINER_CLUSTER_WAIT_OPTIONS_INIT { TRAINER_CLUSTER_WAIT_OPTIONS_VERSION, NULL, NULL, 0 }
+#define TRAINER_CLUSTER_WAIT_OPTIONS_INIT \
+  { TRAINER_CLUSTER_WAIT_OPTIONS_VERSION, NULL, NULL, 0 }
 
 /** Initialises `opts` like TRAINER_CLUSTER_WAIT_OPTIONS_INIT. Errors:
  *  TRAINER_E_INVALID_ARGUMENT (`opts` NULL, unsupported `version`). Thread-safe. @since 0.1 */
@@ -379,8 +377,8 @@ typedef struct trainer_cluster_delete_options {
 
 /** Initialises `opts` like TRAINER_CLUSTER_DELETE_OPTIONS_INIT. Errors:
  *  TRAINER_E_INVALID_ARGUMENT (`opts` NULL, unsupported `version`). Thread-safe. @since 0.1 */
-TRAINER_API trainer_status trainer_cluster_delete_options_init(
-    trainer_cluster_delete_options* opts, uint32_t version);
+TRAINER_API trainer_status trainer_cluster_delete_options_init(trainer_cluster_delete_options* opts,
+                                                               uint32_t version);
 
 /** Deletes the object of `kind` named `name`. The object may stay visible while finalizers or
  *  foreground deletion hold it. `opts` may be NULL. Errors: TRAINER_E_INVALID_ARGUMENT (NULL
