@@ -159,8 +159,10 @@ Result<std::vector<AppliedObject>> apply(kube::Client& client,
   apply_options.dry_run = options.dry_run;
   apply_options.force = options.force;
 
-  std::vector<AppliedObject> applied;
-  for (auto& object : *objects) {
+  // Every object's resource first, as kubectl maps every object before it sends any: an
+  // object of a kind the server lacks fails the call before anything is applied.
+  std::vector<kube::Resource> resources;
+  for (const auto& object : *objects) {
     const std::string api_version = find_string(object, "apiVersion").value_or("");
     const std::string kind = find_string(object, "kind").value_or("");
     if (api_version.empty() || kind.empty()) {
@@ -176,14 +178,21 @@ Result<std::vector<AppliedObject>> apply(kube::Client& client,
     }
     auto resource = client.resource_for(api_version, kind, call);
     if (!resource) return tl::unexpected(std::move(resource.error()));
+    resources.push_back(std::move(*resource));
+  }
+
+  std::vector<AppliedObject> applied;
+  for (std::size_t i = 0; i < objects->size(); ++i) {
+    const auto& object = (*objects)[i];
+    const auto& resource = resources[i];
     std::string object_ns;
-    if (resource->namespaced) {
+    if (resource.namespaced) {
       object_ns = namespace_of(object);
       if (object_ns.empty()) object_ns = ns;
     }
-    auto result = client.apply(*resource, object_ns, object, apply_options);
+    auto result = client.apply(resource, object_ns, object, apply_options);
     if (!result) return tl::unexpected(std::move(result.error()));
-    applied.push_back({resource->kind_group() + "/" + name_of(object), std::move(*result)});
+    applied.push_back({resource.kind_group() + "/" + name_of(object), std::move(*result)});
     if (options.on_applied) options.on_applied(applied.back());
   }
   return applied;

@@ -137,6 +137,12 @@ trainjob.trainer.kubeflow.org/mnist serverside-applied"
       { echo "FAIL invalid: the ConfigMap was applied"; failures=$((failures + 1)); }
     api GET "/apis/trainer.kubeflow.org/v1alpha1/namespaces/$ns/trainingruntimes/torch-small" >/dev/null 2>&1 &&
       { echo "FAIL invalid: the runtime was applied"; failures=$((failures + 1)); }
+    # A kind the server does not serve, after a valid object: nothing is applied either.
+    printf 'apiVersion: example.com/v1\nkind: Gadget\nmetadata:\n  name: g\n' >"$tmp/gadget.yaml"
+    run 1 invalid-kind -- apply -n "$ns" -f "$data/runtime.yaml" -f "$tmp/gadget.yaml" &&
+      has invalid-kind "$err" 'the server doesn'"'"'t have a resource type "Gadget" in "example.com/v1"'
+    api GET "/apis/trainer.kubeflow.org/v1alpha1/namespaces/$ns/trainingruntimes/torch-small" >/dev/null 2>&1 &&
+      { echo "FAIL invalid-kind: the runtime was applied"; failures=$((failures + 1)); }
     run 1 invalid-old -- apply -n "$ns" -f "$src/tests/cli/data/invalid-trainjob.yaml" &&
       has invalid-old "$err" "metadata.name must match RFC 1035 DNS label format"
     ;;
