@@ -59,8 +59,9 @@ struct AppliedObject {
 /// `trainerctl validate` (`trainer::admit`), against the runtimes among the documents and,
 /// for the runtimes a TrainJob references that are not among them, those of the cluster: when
 /// any document is rejected the call fails with its field errors (`kInvalid`) and nothing is
-/// applied. Then each object is applied; the first server error stops the call (objects
-/// applied before it stay applied; `applied` in the error path is not returned).
+/// applied. An object of a kind the server does not serve fails the call before anything is
+/// applied too. Then each object is applied; the first server error stops the call (objects
+/// applied before it stay applied and were reported to `on_applied`).
 [[nodiscard]] Result<std::vector<AppliedObject>> apply(
     kube::Client& client, const std::vector<boost::json::value>& documents,
     const ApplyOptions& options = {});
