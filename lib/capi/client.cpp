@@ -18,6 +18,19 @@ std::string str(const char* s) {
   return s == nullptr ? std::string() : std::string(s);
 }
 
+// The caller's warning user data until a WarningSink owns it: released here when the sink could
+// not be made, so that it is released exactly once whatever fails.
+struct PendingUserData {
+  void (*free_fn)(void*) = nullptr;
+  void* user_data = nullptr;
+  PendingUserData() = default;
+  PendingUserData(const PendingUserData&) = delete;
+  PendingUserData& operator=(const PendingUserData&) = delete;
+  ~PendingUserData() {
+    if (free_fn != nullptr) free_fn(user_data);
+  }
+};
+
 }  // namespace
 
 extern "C" {
@@ -35,14 +48,20 @@ trainer_status trainer_client_options_init(trainer_client_options* opts, uint32_
 trainer_status trainer_client_new(const trainer_client_options* opts, trainer_client** out,
                                   trainer_error** err) {
   // The caller's user data is ours from here on, whatever happens (as trainer_run_start).
-  auto sink = std::make_shared<trainer::capi::WarningSink>();
   const bool readable = opts == nullptr || opts->version == TRAINER_CLIENT_OPTIONS_VERSION;
+  PendingUserData pending;
   if (opts != nullptr && readable) {
-    sink->fn = opts->on_warning;
-    sink->user_data = opts->warning_user_data;
-    sink->user_data_free = opts->warning_user_data_free;
+    pending.free_fn = opts->warning_user_data_free;
+    pending.user_data = opts->warning_user_data;
   }
   return guard(err, [&]() -> trainer_status {
+    auto sink = std::make_shared<trainer::capi::WarningSink>();
+    if (opts != nullptr && readable) {
+      sink->fn = opts->on_warning;
+      sink->user_data = opts->warning_user_data;
+      sink->user_data_free = pending.free_fn;
+      pending.free_fn = nullptr;
+    }
     if (out == nullptr) return set_error(err, TRAINER_E_INVALID_ARGUMENT, "out is NULL");
     *out = nullptr;
     if (!readable) {

@@ -32,11 +32,16 @@ struct WarningSink {
   ~WarningSink() {
     if (user_data_free != nullptr) user_data_free(user_data);
   }
-  /// Calls the callback with a NUL-terminated copy of `text` (no-op without a callback).
-  void warn(std::string_view text) const {
+  /// Calls the callback with a NUL-terminated copy of `text` (no-op without a callback). It
+  /// runs inside the client's requests, possibly on their transfer threads, so it never throws:
+  /// a warning that cannot be copied is dropped.
+  void warn(std::string_view text) const noexcept {
     if (fn == nullptr) return;
-    const std::string copy(text);
-    (void)fn(user_data, copy.c_str(), copy.size());
+    try {
+      const std::string copy(text);
+      (void)fn(user_data, copy.c_str(), copy.size());
+    } catch (...) {  // NOLINT(bugprone-empty-catch): out of memory; a warning cannot fail a call
+    }
   }
 };
 

@@ -9,8 +9,10 @@
 #include <boost/json/serialize.hpp>
 
 #include <chrono>
+#include <exception>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -81,16 +83,30 @@ std::optional<std::string> check_output(const trainer_buffer* out) {
   return std::nullopt;
 }
 
-// Remembers what a callback returned: STOP or a negative status ends the call, and the latter
-// becomes TRAINER_E_USER once the core call has returned.
+// Runs the caller's callback for the core and remembers how it went: STOP or a negative status
+// ends the call, and the latter becomes TRAINER_E_USER once the core call has returned. The core
+// may call from transfer threads of its own (followed logs), so nothing is thrown back into it:
+// an exception of ours (out of memory) stops the call and is rethrown after it.
 struct CallbackOutcome {
   trainer_status failed = TRAINER_OK;
-  // `true` to go on.
-  bool keep_going(trainer_status st) {
-    if (st < 0) failed = st;
-    return st == TRAINER_CALLBACK_CONTINUE;
+  std::exception_ptr thrown;
+
+  // `call` returns the callback's status; the result is `true` to go on.
+  template <class Call>
+  bool keep_going(Call&& call) noexcept {
+    try {
+      const trainer_status st = std::forward<Call>(call)();
+      if (st < 0) failed = st;
+      return st == TRAINER_CALLBACK_CONTINUE;
+    } catch (...) {
+      thrown = std::current_exception();
+      return false;
+    }
   }
-  trainer_status report(trainer_error** err, const char* what) const {
+  // After the core call: the status of a call the callback ended, if it did.
+  std::optional<trainer_status> report(trainer_error** err, const char* what) const {
+    if (thrown) std::rethrow_exception(thrown);
+    if (failed == TRAINER_OK) return std::nullopt;
     return set_error(err, TRAINER_E_USER,
                      std::string(what) + " callback returned " + std::to_string(failed));
   }
@@ -266,11 +282,12 @@ trainer_status trainer_cluster_watch(trainer_client* client, const char* namespa
     CallbackOutcome outcome;
     auto watched = cluster::watch(
         client->client, str(namespace_name), options, [&](const kube::WatchEvent& event) {
-          const std::string object = json::serialize(event.object);
-          return outcome.keep_going(
-              fn(user_data, kube::to_string(event.type), object.c_str(), object.size()));
+          return outcome.keep_going([&] {
+            const std::string object = json::serialize(event.object);
+            return fn(user_data, kube::to_string(event.type), object.c_str(), object.size());
+          });
         });
-    if (outcome.failed != TRAINER_OK) return outcome.report(err, "watch");
+    if (auto ended = outcome.report(err, "watch")) return *ended;
     if (!watched) return set_error(err, watched.error());
     return TRAINER_OK;
   });
@@ -356,14 +373,15 @@ trainer_status trainer_cluster_logs(trainer_client* client, const char* namespac
     CallbackOutcome outcome;
     auto read = cluster::logs(
         client->client, str(namespace_name), name, options, [&](const cluster::LogChunk& chunk) {
-          const std::string pod(chunk.pod);
           const std::lock_guard<std::mutex> lock(mutex);
           if (stopped) return false;
-          stopped =
-              !outcome.keep_going(fn(user_data, pod.c_str(), chunk.data.data(), chunk.data.size()));
+          stopped = !outcome.keep_going([&] {
+            const std::string pod(chunk.pod);
+            return fn(user_data, pod.c_str(), chunk.data.data(), chunk.data.size());
+          });
           return !stopped;
         });
-    if (outcome.failed != TRAINER_OK) return outcome.report(err, "logs");
+    if (auto ended = outcome.report(err, "logs")) return *ended;
     if (!read) return set_error(err, read.error());
     return TRAINER_OK;
   });
