@@ -464,6 +464,28 @@ static void test_cancel_and_callback_errors(trainer_client* client) {
   trainer_cancel_token_free(token);
 }
 
+/* The client is shareable: threads call it at once. */
+static void* get_many(void* client) {
+  int i;
+  for (i = 0; i < 20; ++i) {
+    trainer_buffer out = TRAINER_BUFFER_INIT;
+    trainer_error* err = NULL;
+    CHECK_STATUS(trainer_cluster_get(client, "trainjob", NULL, "job-a", NULL, TRAINER_FORMAT_JSON,
+                                     &out, &err),
+                 TRAINER_OK, err);
+    CHECK(strstr(out.data, "\"name\":\"job-a\"") != NULL);
+    trainer_buffer_free(&out);
+  }
+  return NULL;
+}
+
+static void test_concurrent_calls(trainer_client* client) {
+  pthread_t threads[4];
+  size_t i;
+  for (i = 0; i < 4; ++i) CHECK(pthread_create(&threads[i], NULL, get_many, client) == 0);
+  for (i = 0; i < 4; ++i) CHECK(pthread_join(threads[i], NULL) == 0);
+}
+
 static trainer_status on_log(void* user, const char* pod, const char* data, size_t len) {
   (void)user;
   (void)pod;
@@ -536,6 +558,7 @@ int main(void) {
   test_apply_warning(client);
   test_wait_and_watch(client);
   test_cancel_and_callback_errors(client);
+  test_concurrent_calls(client);
   test_logs_and_delete(client);
   trainer_client_free(client);
   CHECK(g_warning_frees == 1);
