@@ -66,11 +66,14 @@ type ClientOptions struct {
 }
 
 // Client is a Kubernetes API client for the TrainJob operations (trainer_client). Its methods
-// may be called from any number of goroutines at once. Close it when done; a finalizer frees a
-// client that was never closed.
+// may be called from any number of goroutines at once, also from inside a Watch or Logs
+// callback. Close it when done; a finalizer frees a client that was never closed.
 type Client struct {
-	mu sync.RWMutex // calls hold it for reading, Close for writing
-	c  *C.trainer_client
+	mu       sync.Mutex
+	idle     *sync.Cond // signalled when the last call in flight returns
+	c        *C.trainer_client
+	inFlight int
+	closing  bool
 }
 
 type warningSink struct{ fn func(string) }
@@ -107,44 +110,76 @@ func NewClient(opts *ClientOptions) (*Client, error) {
 		return nil, err
 	}
 	client := &Client{c: c}
+	client.idle = sync.NewCond(&client.mu)
 	runtime.SetFinalizer(client, (*Client).Close)
 	return client, nil
 }
 
-// Close frees the client after the calls in flight have returned. It is idempotent.
+// Close frees the client once the calls in flight have returned; calls that start meanwhile
+// fail with ErrInvalidArgument. It is idempotent.
 func (cl *Client) Close() error {
 	cl.mu.Lock()
 	defer cl.mu.Unlock()
-	if cl.c != nil {
-		C.trainer_client_free(cl.c)
-		cl.c = nil
-		runtime.SetFinalizer(cl, nil)
+	if cl.c == nil {
+		return nil
 	}
+	cl.closing = true
+	for cl.inFlight > 0 {
+		cl.idle.Wait()
+	}
+	C.trainer_client_free(cl.c)
+	cl.c = nil
+	runtime.SetFinalizer(cl, nil)
 	return nil
 }
 
-// Namespace is the namespace of calls that pass "".
-func (cl *Client) Namespace() string {
-	cl.mu.RLock()
-	defer cl.mu.RUnlock()
-	return C.GoString(C.trainer_client_namespace(cl.c))
+// acquire returns the C client for one call, or nil once Close has begun.
+func (cl *Client) acquire() *C.trainer_client {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	if cl.c == nil || cl.closing {
+		return nil
+	}
+	cl.inFlight++
+	return cl.c
 }
 
-// Server is the URL of the API server.
+func (cl *Client) release() {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	if cl.inFlight--; cl.inFlight == 0 {
+		cl.idle.Broadcast()
+	}
+}
+
+// Namespace is the namespace of calls that pass "" ("" after Close).
+func (cl *Client) Namespace() string {
+	c := cl.acquire()
+	if c == nil {
+		return ""
+	}
+	defer cl.release()
+	return C.GoString(C.trainer_client_namespace(c))
+}
+
+// Server is the URL of the API server ("" after Close).
 func (cl *Client) Server() string {
-	cl.mu.RLock()
-	defer cl.mu.RUnlock()
-	return C.GoString(C.trainer_client_server(cl.c))
+	c := cl.acquire()
+	if c == nil {
+		return ""
+	}
+	defer cl.release()
+	return C.GoString(C.trainer_client_server(c))
 }
 
 // call runs fn with the C client and a cancel token that ctx's end cancels, and maps the
 // result: a call cancelled because ctx ended also matches ctx.Err() under errors.Is.
 func (cl *Client) call(ctx context.Context, fn func(c *C.trainer_client, token *C.trainer_cancel_token) error) error {
-	cl.mu.RLock()
-	defer cl.mu.RUnlock()
-	if cl.c == nil {
+	c := cl.acquire()
+	if c == nil {
 		return &Error{Code: CodeInvalidArgument, Message: "the client is closed"}
 	}
+	defer cl.release()
 	if err := ctx.Err(); err != nil {
 		return &Error{Code: CodeCanceled, Message: err.Error(), cause: err}
 	}
@@ -168,7 +203,7 @@ func (cl *Client) call(ctx context.Context, fn func(c *C.trainer_client, token *
 		// The goroutine is gone before the token is freed.
 		defer func() { close(stop); <-exited }()
 	}
-	err := fn(cl.c, token)
+	err := fn(c, token)
 	if e, ok := err.(*Error); ok && e.Code == CodeCanceled && ctx.Err() != nil {
 		e.cause = ctx.Err()
 	}

@@ -398,3 +398,64 @@ func TestClusterWarnings(t *testing.T) {
 		t.Fatalf("warnings %q, want one naming the runtime", warnings)
 	}
 }
+
+func TestClusterConcurrentCallsAndClose(t *testing.T) {
+	server, ns, _ := clusterFixture(t)
+	client, err := NewClient(&ClientOptions{Kubeconfig: filepath.Join(server.dir, "kubeconfig"), Namespace: ns, QPS: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	applyJob(t, client, "job-p")
+
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 10; i++ {
+				if _, err := client.Get(context.Background(), "trainjob", "", "job-p", FormatJSON); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+
+	// Close waits for a call in flight: here a watch that ends when its ctx does.
+	ctx, cancel := context.WithCancel(context.Background())
+	started := make(chan struct{})
+	watchDone := make(chan error, 1)
+	go func() {
+		var once sync.Once
+		watchDone <- client.Watch(ctx, "", nil, func(WatchEvent) bool {
+			once.Do(func() { close(started) })
+			return true
+		})
+	}()
+	<-started
+	closed := make(chan struct{})
+	go func() { client.Close(); close(closed) }()
+	select {
+	case <-closed:
+		t.Fatal("Close returned while a watch was running")
+	case <-time.After(200 * time.Millisecond):
+	}
+	cancel()
+	if err := <-watchDone; !errors.Is(err, context.Canceled) {
+		t.Fatalf("watch ended with %v", err)
+	}
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close did not return after the watch ended")
+	}
+	if _, err := client.Get(context.Background(), "trainjob", "", "job-p", FormatJSON); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("Get after Close = %v", err)
+	}
+}
