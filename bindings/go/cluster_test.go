@@ -459,3 +459,35 @@ func TestClusterConcurrentCallsAndClose(t *testing.T) {
 		t.Fatalf("Get after Close = %v", err)
 	}
 }
+
+func TestClusterScopedRuntime(t *testing.T) {
+	_, ns, client := clusterFixture(t)
+	ctx := context.Background()
+	name := "ctr-" + ns // cluster-scoped: unique per test run
+	if len(name) > 63 {
+		name = name[:63]
+	}
+	doc := strings.Replace(strings.Replace(clusterRuntimeYAML, "kind: TrainingRuntime", "kind: ClusterTrainingRuntime", 1),
+		"name: torch-rt", "name: "+name, 1)
+	applied, err := client.Apply(ctx, []byte(doc), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(applied) != 1 || applied[0].Ref != "clustertrainingruntime.trainer.kubeflow.org/"+name {
+		t.Fatalf("applied %+v", applied)
+	}
+	obj, err := client.Get(ctx, "clustertrainingruntime", "", name, FormatJSON)
+	if err != nil || bytes.Contains(obj, []byte(`"namespace"`)) {
+		t.Fatalf("Get: %s, %v", obj, err)
+	}
+	list, err := client.List(ctx, "clustertrainingruntimes", "", nil, FormatJSON)
+	if err != nil || !bytes.Contains(list, []byte(`"name":"`+name+`"`)) {
+		t.Fatalf("List: %s, %v", list, err)
+	}
+	if err := client.Delete(ctx, "ClusterTrainingRuntime", "", name, &DeleteOptions{Propagation: PropagationBackground}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.Get(ctx, "clustertrainingruntime", "", name, FormatJSON); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("Get after Delete = %v", err)
+	}
+}
