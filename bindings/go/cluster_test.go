@@ -491,3 +491,56 @@ func TestClusterScopedRuntime(t *testing.T) {
 		t.Fatalf("Get after Delete = %v", err)
 	}
 }
+
+func TestClusterConflictAndUnauthorized(t *testing.T) {
+	server, ns, client := clusterFixture(t)
+	ctx := context.Background()
+	labelled := func(team string) []byte {
+		return []byte(strings.Replace(clusterTrainJobYAML("job-x", 1), "  name: job-x\n",
+			"  name: job-x\n  labels:\n    team: "+team+"\n", 1))
+	}
+	if _, err := client.Apply(ctx, []byte(clusterRuntimeYAML+"---\n"+string(labelled("a"))), nil); err != nil {
+		t.Fatal(err)
+	}
+
+	// Another field manager changing a field the first one owns: 409 without force.
+	changed := labelled("b")
+	_, err := client.Apply(ctx, changed, &ApplyOptions{FieldManager: "someone-else"})
+	var te *Error
+	if !errors.Is(err, ErrConflict) || !errors.As(err, &te) || te.HTTPStatus != 409 || te.Reason != "Conflict" {
+		t.Fatalf("Apply by another manager = %#v", err)
+	}
+	if _, err := client.Apply(ctx, changed, &ApplyOptions{FieldManager: "someone-else", Force: true}); err != nil {
+		t.Fatalf("Apply with Force = %v", err)
+	}
+
+	// A token the server does not know: 401.
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	text := fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters:
+- name: test
+  cluster:
+    server: %s
+    certificate-authority: %s
+users:
+- name: nobody
+  user:
+    token: not-a-valid-token
+contexts:
+- name: test
+  context: {cluster: test, user: nobody, namespace: %s}
+current-context: test
+`, server.url, filepath.Join(server.dir, "ca.crt"), ns)
+	if err := os.WriteFile(kubeconfig, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stranger, err := NewClient(&ClientOptions{Kubeconfig: kubeconfig})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stranger.Close()
+	if _, err := stranger.Get(ctx, "trainjob", "", "job-x", FormatJSON); !errors.Is(err, ErrUnauthorized) || !errors.As(err, &te) || te.HTTPStatus != 401 {
+		t.Fatalf("Get with an unknown token = %#v", err)
+	}
+}
