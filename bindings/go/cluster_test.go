@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -492,7 +493,7 @@ func TestClusterScopedRuntime(t *testing.T) {
 	}
 }
 
-func TestClusterConflictAndUnauthorized(t *testing.T) {
+func TestClusterConflictUnauthorizedForbidden(t *testing.T) {
 	server, ns, client := clusterFixture(t)
 	ctx := context.Background()
 	labelled := func(team string) []byte {
@@ -514,9 +515,11 @@ func TestClusterConflictAndUnauthorized(t *testing.T) {
 		t.Fatalf("Apply with Force = %v", err)
 	}
 
-	// A token the server does not know: 401.
-	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
-	text := fmt.Sprintf(`apiVersion: v1
+	tmp := t.TempDir()
+	clientFor := func(user string) *Client {
+		t.Helper()
+		kubeconfig := filepath.Join(tmp, "kubeconfig")
+		text := fmt.Sprintf(`apiVersion: v1
 kind: Config
 clusters:
 - name: test
@@ -524,23 +527,45 @@ clusters:
     server: %s
     certificate-authority: %s
 users:
-- name: nobody
+- name: u
   user:
-    token: not-a-valid-token
+%s
 contexts:
 - name: test
-  context: {cluster: test, user: nobody, namespace: %s}
+  context: {cluster: test, user: u, namespace: %s}
 current-context: test
-`, server.url, filepath.Join(server.dir, "ca.crt"), ns)
-	if err := os.WriteFile(kubeconfig, []byte(text), 0o600); err != nil {
-		t.Fatal(err)
+`, server.url, filepath.Join(server.dir, "ca.crt"), user, ns)
+		if err := os.WriteFile(kubeconfig, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		c, err := NewClient(&ClientOptions{Kubeconfig: kubeconfig})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
 	}
-	stranger, err := NewClient(&ClientOptions{Kubeconfig: kubeconfig})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stranger.Close()
+
+	// A token the server does not know: 401.
+	stranger := clientFor("    token: not-a-valid-token")
 	if _, err := stranger.Get(ctx, "trainjob", "", "job-x", FormatJSON); !errors.Is(err, ErrUnauthorized) || !errors.As(err, &te) || te.HTTPStatus != 401 {
 		t.Fatalf("Get with an unknown token = %#v", err)
+	}
+
+	// A user the server knows (a client certificate of its CA) but RBAC grants nothing: 403.
+	crt, key := filepath.Join(tmp, "nobody.crt"), filepath.Join(tmp, "nobody.key")
+	csr, srl := filepath.Join(tmp, "nobody.csr"), filepath.Join(tmp, "nobody.srl")
+	for _, args := range [][]string{
+		{"req", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", csr, "-subj", "/CN=nobody"},
+		{"x509", "-req", "-in", csr, "-CA", filepath.Join(server.dir, "ca.crt"), "-CAkey", filepath.Join(server.dir, "ca.key"),
+			"-CAcreateserial", "-CAserial", srl, "-out", crt, "-days", "1"},
+	} {
+		if out, err := exec.Command("openssl", args...).CombinedOutput(); err != nil {
+			t.Fatalf("openssl %v: %v\n%s", args, err, out)
+		}
+	}
+	nobody := clientFor(fmt.Sprintf("    client-certificate: %s\n    client-key: %s", crt, key))
+	if _, err := nobody.Get(ctx, "trainjob", "", "job-x", FormatJSON); !errors.Is(err, ErrForbidden) || !errors.As(err, &te) || te.HTTPStatus != 403 || te.Reason != "Forbidden" {
+		t.Fatalf("Get without RBAC rights = %#v", err)
 	}
 }
