@@ -520,7 +520,7 @@ enum class Propagation : int {
 };
 
 struct DeleteOptions : CallOptions {
-  Propagation propagation = Propagation::kForeground;
+  Propagation propagation = Propagation::kBackground;
   bool dry_run = false;
 };
 

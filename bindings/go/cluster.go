@@ -527,14 +527,14 @@ type Propagation int
 
 // Propagation policies.
 const (
+	PropagationBackground Propagation = C.TRAINER_PROPAGATION_BACKGROUND // dependents by the GC (kubectl's default)
 	PropagationForeground Propagation = C.TRAINER_PROPAGATION_FOREGROUND // dependents first
-	PropagationBackground Propagation = C.TRAINER_PROPAGATION_BACKGROUND // dependents by the GC
 	PropagationOrphan     Propagation = C.TRAINER_PROPAGATION_ORPHAN     // dependents are left
 )
 
 // DeleteOptions are the options of Delete.
 type DeleteOptions struct {
-	Propagation Propagation // [PropagationForeground]
+	Propagation Propagation // [PropagationBackground]
 	DryRun      bool
 }
 

@@ -358,14 +358,15 @@ TRAINER_API trainer_status trainer_cluster_logs(trainer_client* client, const ch
                                                 trainer_error** err);
 
 /** Deletion propagation (`propagationPolicy`). @since 0.1 */
-#define TRAINER_PROPAGATION_FOREGROUND 0 /**< dependents (the JobSet, its pods) first */
-#define TRAINER_PROPAGATION_BACKGROUND 1 /**< the object first, dependents by the GC */
+#define TRAINER_PROPAGATION_BACKGROUND \
+  0 /**< the object first, dependents by the GC (kubectl's default) */
+#define TRAINER_PROPAGATION_FOREGROUND 1 /**< dependents (the JobSet, its pods) first */
 #define TRAINER_PROPAGATION_ORPHAN 2     /**< dependents are left */
 
 /** Options of trainer_cluster_delete(). @since 0.1 */
 typedef struct trainer_cluster_delete_options {
   uint32_t version;             /**< TRAINER_CLUSTER_DELETE_OPTIONS_VERSION */
-  int32_t propagation;          /**< TRAINER_PROPAGATION_* [FOREGROUND] */
+  int32_t propagation;          /**< TRAINER_PROPAGATION_* [BACKGROUND] */
   int32_t dry_run;              /**< non-zero: server dry run, nothing deleted */
   trainer_cancel_token* cancel; /**< [none] */
   int64_t timeout_ms;           /**< bound on the request [the client's] */
@@ -373,7 +374,7 @@ typedef struct trainer_cluster_delete_options {
 
 #define TRAINER_CLUSTER_DELETE_OPTIONS_VERSION 1
 #define TRAINER_CLUSTER_DELETE_OPTIONS_INIT \
-  { TRAINER_CLUSTER_DELETE_OPTIONS_VERSION, TRAINER_PROPAGATION_FOREGROUND, 0, NULL, 0 }
+  { TRAINER_CLUSTER_DELETE_OPTIONS_VERSION, TRAINER_PROPAGATION_BACKGROUND, 0, NULL, 0 }
 
 /** Initialises `opts` like TRAINER_CLUSTER_DELETE_OPTIONS_INIT. Errors:
  *  TRAINER_E_INVALID_ARGUMENT (`opts` NULL, unsupported `version`). Thread-safe. @since 0.1 */

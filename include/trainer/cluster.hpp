@@ -144,7 +144,7 @@ struct LogChunk {
                                 const std::function<bool(const LogChunk&)>& on_chunk);
 
 struct DeleteOptions : kube::CallOptions {
-  kube::Propagation propagation = kube::Propagation::kForeground;
+  kube::Propagation propagation = kube::Propagation::kBackground;  /// kubectl's default
   bool dry_run = false;
 };
 

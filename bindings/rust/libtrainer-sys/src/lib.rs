@@ -499,8 +499,8 @@ impl trainer_cluster_logs_options {
     };
 }
 
-pub const TRAINER_PROPAGATION_FOREGROUND: i32 = 0;
-pub const TRAINER_PROPAGATION_BACKGROUND: i32 = 1;
+pub const TRAINER_PROPAGATION_BACKGROUND: i32 = 0;
+pub const TRAINER_PROPAGATION_FOREGROUND: i32 = 1;
 pub const TRAINER_PROPAGATION_ORPHAN: i32 = 2;
 
 /// Options of `trainer_cluster_delete`.
@@ -520,7 +520,7 @@ impl trainer_cluster_delete_options {
     /// `TRAINER_CLUSTER_DELETE_OPTIONS_INIT`.
     pub const INIT: trainer_cluster_delete_options = trainer_cluster_delete_options {
         version: TRAINER_CLUSTER_DELETE_OPTIONS_VERSION,
-        propagation: TRAINER_PROPAGATION_FOREGROUND,
+        propagation: TRAINER_PROPAGATION_BACKGROUND,
         dry_run: 0,
         cancel: core::ptr::null_mut(),
         timeout_ms: 0,

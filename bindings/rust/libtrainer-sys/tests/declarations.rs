@@ -309,7 +309,7 @@ fn cluster_options_init_write_the_declared_structs() {
             TRAINER_CLUSTER_DELETE_OPTIONS_VERSION,
         );
         assert_eq!(st, TRAINER_OK);
-        assert_eq!((delete.propagation, delete.dry_run), (TRAINER_PROPAGATION_FOREGROUND, 0));
+        assert_eq!((delete.propagation, delete.dry_run), (TRAINER_PROPAGATION_BACKGROUND, 0));
         assert_eq!(trainer_cluster_delete_options_init(&mut delete, 2), TRAINER_E_INVALID_ARGUMENT);
     }
 }

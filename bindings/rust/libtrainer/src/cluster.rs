@@ -643,11 +643,11 @@ pub struct LogsOptions {
 /// Deletion propagation (`propagationPolicy`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Propagation {
-    /// Dependents (the JobSet, its pods) first.
+    /// The object first, dependents by the garbage collector (kubectl's default).
     #[default]
-    Foreground,
-    /// The object first, dependents by the garbage collector.
     Background,
+    /// Dependents (the JobSet, its pods) first.
+    Foreground,
     /// Dependents are left.
     Orphan,
 }
