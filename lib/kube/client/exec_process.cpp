@@ -131,8 +131,7 @@ Result<ProcessResult> run_process(const ProcessSpec& spec, const CancelToken& ca
   const auto deadline = Clock::now() + spec.timeout;
   ProcessResult result;
   char buf[8192];
-  bool eof = false;
-  while (!eof) {
+  for (;;) {
     const auto left =
         std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
     if (left <= 0) {
@@ -154,10 +153,7 @@ Result<ProcessResult> run_process(const ProcessSpec& spec, const CancelToken& ca
     if (fds[0].revents == 0) continue;
     const ssize_t got = ::read(out.read, buf, sizeof buf);
     if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-    if (got <= 0) {
-      eof = true;
-      break;
-    }
+    if (got <= 0) break;  // end of stdout (or an error reading it): wait for the exit
     if (result.stdout_text.size() + static_cast<std::size_t>(got) > spec.max_stdout) {
       kill_and_reap(pid, own_group);
       return fail(ErrorCode::kLimit, "wrote more than " + std::to_string(spec.max_stdout) +
