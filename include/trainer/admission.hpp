@@ -81,6 +81,10 @@ struct AdmissionOptions {
   /// A TrainJob whose runtime is not among the inputs. `render_documents` ignores this field:
   /// it always uses `MissingRuntime::kFail`.
   MissingRuntime missing_runtime = MissingRuntime::kWarn;
+  /// The inputs were completed with the runtimes of a cluster (`cluster::apply`): a missing
+  /// runtime is then said to be neither among the inputs nor in the cluster, and a built-in one
+  /// is to be installed there rather than enabled with `builtin_runtimes`.
+  bool runtimes_from_cluster = false;
 };
 
 /// The runtimes and existing objects one TrainJob is admitted against, borrowed: every pointer
@@ -92,6 +96,8 @@ struct AdmissionScope {
   std::vector<const boost::json::value*> existing_objects;
   /// The namespace of an existing namespaced object that has none.
   std::string default_namespace = "default";
+  /// See `AdmissionOptions::runtimes_from_cluster`.
+  bool runtimes_from_cluster = false;
 
   /// A scope over every object of `objects`.
   [[nodiscard]] static AdmissionScope of(const ObjectSet& objects,

@@ -49,14 +49,16 @@ MissingRuntimeText describe_missing_runtime(const TrainJob& job, const Admission
   const auto& ref = job.spec.runtime_ref;
   const std::string kind = ref.kind.value_or(kClusterTrainingRuntimeKind);
   MissingRuntimeText out;
+  const char* where = scope.runtimes_from_cluster
+                          ? "which is neither among the inputs nor in the cluster"
+                          : "which is not among the inputs";
   if (kind != kTrainingRuntimeKind) {
-    out.sentence = "TrainJob " + job_key(job) + " references " + kind + " \"" + ref.name +
-                   "\", which is not among the inputs";
+    out.sentence =
+        "TrainJob " + job_key(job) + " references " + kind + " \"" + ref.name + "\", " + where;
     return out;
   }
   out.sentence = "TrainJob " + job_key(job) + " references TrainingRuntime \"" + ref.name +
-                 "\" in namespace \"" + detail::train_job_namespace(job) +
-                 "\", which is not among the inputs";
+                 "\" in namespace \"" + detail::train_job_namespace(job) + "\", " + where;
   for (const auto* rt : scope.training_runtimes) {
     if (rt->metadata.name == ref.name) {
       out.sentence += " (a TrainingRuntime of that name is in namespace \"" +
@@ -91,9 +93,10 @@ Result<ValidationResult> admit_train_job(const TrainJob& job, const AdmissionSco
     MissingRuntimeText text = describe_missing_runtime(job, scope);
     if (missing == MissingRuntime::kFail) {
       // Upstream's NotFound text first, as kubectl would show it.
-      Error error(ErrorCode::kNotFound, detail::runtime_not_found_text(job.spec.runtime_ref) +
-                                            ": " + text.sentence +
-                                            detail::builtin_runtime_hint(job.spec.runtime_ref));
+      Error error(
+          ErrorCode::kNotFound,
+          detail::runtime_not_found_text(job.spec.runtime_ref) + ": " + text.sentence +
+              detail::builtin_runtime_hint(job.spec.runtime_ref, scope.runtimes_from_cluster));
       error.fields = std::move(webhook->errors);
       return tl::unexpected(std::move(error));
     }
@@ -101,8 +104,9 @@ Result<ValidationResult> admit_train_job(const TrainJob& job, const AdmissionSco
       out.merge(std::move(*webhook));
       out.warnings.push_back(std::move(text.sentence));
     } else {
-      out.warnings.push_back(text.sentence + ": the TrainJob was not checked against it" +
-                             detail::builtin_runtime_hint(job.spec.runtime_ref));
+      out.warnings.push_back(
+          text.sentence + ": the TrainJob was not checked against it" +
+          detail::builtin_runtime_hint(job.spec.runtime_ref, scope.runtimes_from_cluster));
     }
     return out;
   }
@@ -243,7 +247,8 @@ void take(ValidationResult&& result, Admission& out) {
 Result<void> admit_entries(std::vector<Entry>& entries, const RenderContext& ctx,
                            const AdmissionOptions& options, const std::string& ns, Admission& out,
                            std::vector<std::optional<Info>>* infos) {
-  const AdmissionScope scope = AdmissionScope::of(out.objects, ns);
+  AdmissionScope scope = AdmissionScope::of(out.objects, ns);
+  scope.runtimes_from_cluster = options.runtimes_from_cluster;
   if (infos != nullptr) infos->assign(out.objects.train_jobs.size(), std::nullopt);
   std::optional<Error> not_found;
   for (auto& entry : entries) {

@@ -149,6 +149,7 @@ Result<std::vector<AppliedObject>> apply(kube::Client& client,
   admission_options.namespace_ = options.namespace_;
   admission_options.on_warning = options.on_warning;
   admission_options.missing_runtime = MissingRuntime::kWarn;
+  admission_options.runtimes_from_cluster = true;
   auto admission = admit(std::move(admitted), RenderContext{}, admission_options);
   if (!admission) return tl::unexpected(std::move(admission.error()));
   if (!admission->ok()) return tl::unexpected(Error::invalid(std::move(admission->errors)));

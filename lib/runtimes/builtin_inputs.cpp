@@ -74,11 +74,17 @@ Result<void> add_referenced_builtin_runtimes(std::vector<json::value>& documents
   return {};
 }
 
-std::string builtin_runtime_hint(const RuntimeRef& ref) {
+std::string builtin_runtime_hint(const RuntimeRef& ref, bool for_cluster) {
   if (ref.api_group.value_or(kGroup) != kGroup ||
       ref.kind.value_or(kClusterTrainingRuntimeKind) != kClusterTrainingRuntimeKind ||
       !find_builtin_runtime(ref.name)) {
     return {};
+  }
+  if (for_cluster) {
+    return "; \"" + ref.name +
+           "\" is a built-in ClusterTrainingRuntime of libtrainer: install it in the cluster "
+           "first (`trainerctl runtimes " +
+           ref.name + "` prints it)";
   }
   return "; \"" + ref.name +
          "\" is a built-in ClusterTrainingRuntime of libtrainer: add --builtin-runtimes "

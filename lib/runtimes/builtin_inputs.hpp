@@ -23,7 +23,8 @@ namespace trainer::detail {
 /// trainer.kubeflow.org, kind ClusterTrainingRuntime) names no built-in runtime. Every face's
 /// not-found error appends it, so it names each face's switch: trainerctl's
 /// `--builtin-runtimes` and the `builtin_runtimes` option (AdmissionOptions, the C ABI's
-/// trainer_render_options, the bindings' BuiltinRuntimes).
-[[nodiscard]] std::string builtin_runtime_hint(const RuntimeRef& ref);
+/// trainer_render_options, the bindings' BuiltinRuntimes). `for_cluster`: the runtime was not
+/// in the cluster either (`cluster::apply`), so the sentence says to install it there.
+[[nodiscard]] std::string builtin_runtime_hint(const RuntimeRef& ref, bool for_cluster = false);
 
 }  // namespace trainer::detail
