@@ -9,6 +9,10 @@
 #    that command prints with this build;
 # 3. the synopses of README.md's "## trainerctl" block are those of `trainerctl COMMAND --help`
 #    (which the parser generates from its flag table), command for command.
+# Snippets that work on a cluster (apply, get, describe, wait, delete) run against the shared
+# test API server ($TRAINER_TEST_APISERVER_DIR, the CTest fixture kube_apiserver) with a
+# kubeconfig whose context namespace is a fresh one; without that server they are skipped,
+# visibly.
 # Usage: readme_test.sh <trainerctl> <source-dir> <build-dir>
 set -uo pipefail
 ctl=$1 src=$2 build=$3
@@ -41,6 +45,21 @@ blocks() {
   ' "$1"
 }
 
+# The kubeconfig cluster snippets use: the shared test server's, in a namespace of their own.
+cluster_kubeconfig=""
+apiserver=${TRAINER_TEST_APISERVER_DIR:-}
+if [[ -n ${TRAINER_KUBE_TEST_ENV:-} && -n $apiserver && -f $apiserver/kubeconfig ]]; then
+  ns=readme-$$-$RANDOM
+  if curl -sf --max-time 30 --cacert "$apiserver/ca.crt" -H "Authorization: Bearer $(cat "$apiserver/token")" \
+    -H 'Content-Type: application/json' -X POST "$(cat "$apiserver/url")/api/v1/namespaces" \
+    -d "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"$ns\"}}" >/dev/null; then
+    sed "s/^    namespace: default$/    namespace: $ns/" "$apiserver/kubeconfig" >"$tmp/kubeconfig"
+    cluster_kubeconfig=$tmp/kubeconfig
+  else
+    fail "cannot create namespace $ns on the test API server"
+  fi
+fi
+
 snippets=0
 for doc in "$src"/README.md "$src"/docs/*.md "$src"/examples/*/README.md; do
   [[ -f $doc ]] || continue
@@ -66,8 +85,16 @@ for doc in "$src"/README.md "$src"/docs/*.md "$src"/examples/*/README.md; do
         continue
       fi
     fi
+    kubeconfig=/nonexistent
+    if grep -qE '^[[:space:]]*trainerctl (apply|get|describe|wait|delete) ' "$block"; then
+      if [[ -z $cluster_kubeconfig ]]; then
+        echo "SKIP $name: needs the test API server (TRAINER_KUBE_TEST_ENV, ctest fixture kube_apiserver)"
+        continue
+      fi
+      kubeconfig=$cluster_kubeconfig
+    fi
     snippets=$((snippets + 1))
-    (cd "$root" && timeout -k 5 180 bash -euo pipefail "$block") >"$tmp/out" 2>&1 </dev/null
+    (cd "$root" && KUBECONFIG=$kubeconfig timeout -k 5 180 bash -euo pipefail "$block") >"$tmp/out" 2>&1 </dev/null
     rc=$?
     if [[ $rc -ne 0 ]]; then
       fail "$name: exit $rc"
