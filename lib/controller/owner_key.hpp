@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Work-queue keys of watched objects: a TrainJob's own `<namespace>/<name>`, and for an owned
+// object (JobSet, PodGroup, MPI Secret, ConfigMap) the TrainJob named by its controller
+// ownerReference, as controller-runtime's EnqueueRequestForOwner(OnlyControllerOwner) does
+// (reference 9.3: group and kind must match, the version is ignored).
+#pragma once
+
+#include <boost/json/object.hpp>
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace trainer::controller::detail {
+
+/// `<namespace>/<name>` of `object` (empty namespace: cluster-scoped).
+[[nodiscard]] std::string object_key(const boost::json::object& object);
+
+/// The key of the TrainJob that controls `object`, or nullopt when its controller owner is
+/// something else (or it has none).
+[[nodiscard]] std::optional<std::string> controller_owner_key(const boost::json::object& object);
+
+/// Splits `<namespace>/<name>`.
+[[nodiscard]] std::pair<std::string_view, std::string_view> split_key(std::string_view key);
+
+}  // namespace trainer::controller::detail
