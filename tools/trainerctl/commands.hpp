@@ -37,5 +37,6 @@ const Command& get_command();
 const Command& describe_command();
 const Command& wait_command();
 const Command& delete_command();
+const Command& controller_command();
 
 }  // namespace trainerctl

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: Apache-2.0
+// `trainerctl controller`: libtrainer as the TrainJob controller (trainer::controller::Controller)
+// in the foreground: one log line per reconcile on stderr, SIGTERM/SIGINT stop it gracefully,
+// `--metrics-addr` serves its counters, `--once` reconciles what exists and exits.
+#include "cluster_flags.hpp"
+#include "commands.hpp"
+#include "metrics_server.hpp"
+#include "stop_signals.hpp"
+
+#include "trainer/controller.hpp"
+#include "trainer/kube.hpp"
+
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace trainerctl {
+namespace {
+
+namespace ctl = trainer::controller;
+
+// RFC 3339 in UTC with milliseconds, the time of a log line.
+std::string log_time() {
+  const auto now = std::chrono::system_clock::now();
+  const std::time_t seconds = std::chrono::system_clock::to_time_t(now);
+  const auto millis =
+      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  char text[40];
+  const std::size_t n = std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &utc);
+  std::snprintf(text + n, sizeof text - n, ".%03dZ", static_cast<int>(millis));
+  return text;
+}
+
+// `<time> trainjob=<ns/name> applied=<ref,...|-> conditions=<Type=Status/Reason,...|-> ...`:
+// one line per reconcile, fields in a fixed order so scripts can grep them.
+std::string reconcile_line(const ctl::ReconcileResult& result, const trainer::Error* error) {
+  std::string line = log_time() + " trainjob=" + result.key;
+  if (result.skipped) line += " skipped";
+  line += " applied=";
+  if (result.applied.empty()) line += "-";
+  for (std::size_t i = 0; i < result.applied.size(); ++i) {
+    line += (i > 0 ? "," : "") + result.applied[i];
+  }
+  line += " conditions=";
+  if (result.conditions.empty()) line += "-";
+  for (std::size_t i = 0; i < result.conditions.size(); ++i) {
+    const auto& c = result.conditions[i];
+    line += (i > 0 ? "," : "") + c.type + "=" + c.status;
+    if (!c.reason.empty()) line += "/" + c.reason;
+  }
+  line += result.status_patched ? " status=patched" : " status=unchanged";
+  if (result.requeue_after) {
+    line += " requeue-after=" + std::to_string(result.requeue_after->count()) + "ms";
+  }
+  if (error != nullptr) line += " error=\"" + trainer::kube::kubectl_text(*error) + "\"";
+  return line + "\n";
+}
+
+// A positive number of workers; nullopt otherwise.
+std::optional<int> parse_workers(const std::string& text) {
+  int n = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || n < 1 || n > 1024) {
+    return std::nullopt;
+  }
+  return n;
+}
+
+int usage_error(const std::string& message) {
+  std::fprintf(stderr, "error: %s\n", message.c_str());
+  return kExitUsage;
+}
+
+int run_controller(const Parsed& args) {
+  // Before any thread exists (the client's, the controller's): only the signal thread waits
+  // for SIGTERM/SIGINT.
+  StopSignals::block();
+
+  ctl::ControllerOptions options;
+  const auto workers = parse_workers(args.value("workers"));
+  if (!workers) {
+    return usage_error("invalid --workers \"" + args.value("workers") +
+                       "\": a number from 1 to 1024");
+  }
+  options.workers = *workers;
+  std::string gate_list;
+  for (const auto& gate : args.values("feature-gates")) {
+    gate_list += (gate_list.empty() ? "" : ",") + gate;
+  }
+  auto gates = trainer::parse_feature_gates(gate_list);
+  if (!gates) return usage_error("--feature-gates: " + gates.error().message);
+  options.reconciler.feature_gates = *gates;
+  if (args.given("metrics-addr")) {
+    if (auto address = parse_loopback_address(args.value("metrics-addr")); !address) {
+      return usage_error(address.error().message);
+    }
+  }
+  options.namespace_ = args.value("namespace");
+  options.once = args.enabled("once");
+  options.leader_election.enabled = args.enabled("leader-elect");
+  options.leader_election.lease_namespace = args.value("leader-election-namespace");
+  options.leader_election.lease_name = args.value("leader-election-id");
+  options.on_reconcile = [](const ctl::ReconcileResult& result, const trainer::Error* error) {
+    const std::string line = reconcile_line(result, error);
+    std::fputs(line.c_str(), stderr);  // one call: lines of several workers never interleave
+    std::fflush(stderr);
+  };
+
+  auto client = connect(args);
+  if (!client) return report_cluster_error(client.error());
+  ctl::Controller controller(*client, std::move(options));
+
+  std::unique_ptr<MetricsServer> metrics;
+  if (args.given("metrics-addr")) {
+    MetricsServerOptions server;
+    server.address = args.value("metrics-addr");
+    server.metrics = [&controller] { return controller.metrics_text(); };
+    auto started = MetricsServer::start(std::move(server));
+    if (!started) {
+      std::fprintf(stderr, "error: %s\n", started.error().message.c_str());
+      return kExitFailed;
+    }
+    metrics = std::move(*started);
+    std::fprintf(stderr, "%s serving metrics on port %u\n", log_time().c_str(),
+                 static_cast<unsigned>(metrics->port()));
+  }
+  const std::string ns = args.value("namespace");
+  std::fprintf(stderr, "%s controller started: TrainJobs in %s, %d workers%s%s\n",
+               log_time().c_str(), ns.empty() ? "all namespaces" : ("namespace " + ns).c_str(),
+               *workers, args.enabled("leader-elect") ? ", leader election" : "",
+               args.enabled("once") ? ", once" : "");
+  std::fflush(stderr);
+
+  trainer::Result<void> ran;
+  {
+    StopSignals signals([&controller] { controller.stop(); });
+    ran = controller.run();
+  }
+  metrics.reset();
+  if (!ran) {
+    std::fprintf(stderr, "error: %s\n", trainer::kube::kubectl_text(ran.error()).c_str());
+    return kExitFailed;
+  }
+  std::fprintf(stderr, "%s controller stopped\n", log_time().c_str());
+  return kExitOk;
+}
+
+std::vector<Flag> controller_flags() {
+  auto flags = with_cluster_flags(
+      {{"workers", '\0', "N", "TrainJobs reconciled at the same time", {}, "5"},
+       {"once", '\0', "",
+        "reconcile every TrainJob that exists now once, then exit: 0 when all succeeded, else 1"},
+       {"leader-elect", '\0', "",
+        "run only while holding the coordination.k8s.io Lease (one writer among replicas)"},
+       {"leader-election-namespace", '\0', "NS", "namespace of the Lease", {}, "default"},
+       {"leader-election-id", '\0', "NAME", "name of the Lease", {}, "trainer.kubeflow.org"},
+       {"feature-gates",
+        '\0',
+        "NAME=BOOL,...",
+        "controller feature gates, e.g. TrainJobStatus=true (default: all off)",
+        {},
+        {},
+        false,
+        true},
+       {"metrics-addr", '\0', "HOST:PORT",
+        "serve Prometheus metrics at http://HOST:PORT/metrics (loopback only; port 0: any)"}});
+  for (auto& flag : flags) {
+    if (flag.name == "namespace") flag.help = "watch only this namespace (default: all namespaces)";
+  }
+  return flags;
+}
+
+}  // namespace
+
+const Command& controller_command() {
+  static const Command command{
+      "controller",
+      "run the TrainJob controller against a cluster",
+      "Does what the Kubeflow Trainer controller does: watches TrainJobs and the objects they\n"
+      "own, renders each TrainJob's objects from its runtime in the cluster, server-side applies\n"
+      "them (field manager trainer) and writes the TrainJob's status. One line per reconcile on\n"
+      "stderr. SIGTERM or SIGINT stops it after the reconciles in flight (exit 0).",
+      {},
+      controller_flags(),
+      run_controller};
+  return command;
+}
+
+}  // namespace trainerctl
