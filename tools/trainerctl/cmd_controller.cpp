@@ -38,8 +38,18 @@ std::string log_time() {
   return text;
 }
 
-// `<time> trainjob=<ns/name> applied=<ref,...|-> conditions=<Type=Status/Reason,...|-> ...`:
-// one line per reconcile, fields in a fixed order so scripts can grep them.
+// kubectl's text of an error, always starting with `error: ` or `Error from server`.
+std::string error_text(const trainer::Error& error) {
+  std::string text = trainer::kube::kubectl_text(error);
+  if (text.rfind("error: ", 0) != 0 && text.rfind("Error from server", 0) != 0) {
+    text = "error: " + text;
+  }
+  return text;
+}
+
+// `<time> trainjob=<ns/name> [skipped] applied=<ref,...|-> conditions=<Type=Status/Reason,...|->
+// status=patched|unchanged [requeue-after=<N>ms] [error: ...|Error from server ...]`: one line
+// per reconcile, fields in a fixed order so scripts can grep them.
 std::string reconcile_line(const ctl::ReconcileResult& result, const trainer::Error* error) {
   std::string line = log_time() + " trainjob=" + result.key;
   if (result.skipped) line += " skipped";
@@ -59,7 +69,8 @@ std::string reconcile_line(const ctl::ReconcileResult& result, const trainer::Er
   if (result.requeue_after) {
     line += " requeue-after=" + std::to_string(result.requeue_after->count()) + "ms";
   }
-  if (error != nullptr) line += " error=\"" + trainer::kube::kubectl_text(*error) + "\"";
+  // Last, unquoted: the text may hold quotes of its own (`trainingruntimes... "x" not found`).
+  if (error != nullptr) line += " " + error_text(*error);
   return line + "\n";
 }
 
@@ -145,7 +156,7 @@ int run_controller(const Parsed& args) {
   }
   metrics.reset();
   if (!ran) {
-    std::fprintf(stderr, "error: %s\n", trainer::kube::kubectl_text(ran.error()).c_str());
+    std::fprintf(stderr, "%s\n", error_text(ran.error()).c_str());
     return kExitFailed;
   }
   std::fprintf(stderr, "%s controller stopped\n", log_time().c_str());

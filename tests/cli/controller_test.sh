@@ -1,0 +1,200 @@
+#!/usr/bin/env bash
+# `trainerctl controller` against a real kube-apiserver (../shared/kube-test-env): one CTest per
+# case, each in a namespace of its own (the controller is always given -n, so it never touches
+# the other tests' TrainJobs) on the shared server of the ctest run (TRAINER_TEST_APISERVER_DIR,
+# fixture kube_apiserver), or on a private server when run by hand. The case `flags` needs no
+# server. Usage: controller_test.sh <trainerctl> <source-dir> <case>; exit 77 (skipped) without
+# TRAINER_KUBE_TEST_ENV.
+set -uo pipefail
+ctl=$1 src=$2 case=$3
+data=$src/tests/cli/data/cluster
+tmp=$(mktemp -d)
+pids=()
+failures=0
+cleanup() {
+  for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
+  if [[ -n ${private:-} ]]; then "$src/tests/kube/support/apiserver_fixture.sh" stop "$private" >/dev/null 2>&1; fi
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# run <expected-exit> <name> -- args...: runs trainerctl (bounded), keeps stdout/stderr in $out/$err.
+run() {
+  local want=$1 name=$2
+  shift 3
+  timeout 60 "$ctl" "$@" >"$tmp/out" 2>"$tmp/err"
+  local got=$?
+  out=$(cat "$tmp/out") err=$(cat "$tmp/err")
+  if [[ $got -ne $want ]]; then
+    echo "FAIL $name: exit $got, want $want"; echo "stdout: $out"; echo "stderr: $err"
+    failures=$((failures + 1))
+    return 1
+  fi
+  return 0
+}
+has() {
+  if ! grep -qE -- "$3" <<<"$2"; then
+    echo "FAIL $1: missing /$3/ in:"; echo "$2"; failures=$((failures + 1))
+  fi
+}
+finish() {
+  if [[ -n ${ns:-} ]]; then api DELETE "/api/v1/namespaces/$ns" >/dev/null 2>&1; fi
+  if [[ $failures -ne 0 ]]; then echo "$failures failure(s)"; exit 1; fi
+  echo "controller $case: ok"
+  exit 0
+}
+
+# Usage errors come before any configuration is read: no server needed.
+if [[ $case == flags ]]; then
+  export KUBECONFIG=/nonexistent
+  run 2 workers-zero -- controller --workers 0 && has workers-zero "$err" 'invalid --workers "0"'
+  run 2 workers-word -- controller --workers many
+  run 2 metrics-public -- controller --metrics-addr 0.0.0.0:9090 &&
+    has metrics-public "$err" 'only a loopback address'
+  run 2 metrics-host -- controller --metrics-addr example.com:9090
+  run 2 metrics-no-port -- controller --metrics-addr 127.0.0.1
+  run 2 metrics-big-port -- controller --metrics-addr 127.0.0.1:70000
+  run 2 feature-gates -- controller --feature-gates Bogus=true && has feature-gates "$err" 'Bogus'
+  run 2 unknown-flag -- controller --onse && has unknown-flag "$err" 'once'
+  run 2 positional -- controller extra
+  run 0 help -- controller --help && has help "$out" 'usage: trainerctl controller'
+  # A configuration that cannot be loaded: exit 1, kubectl's text.
+  run 1 no-kubeconfig -- controller --kubeconfig /nonexistent/kubeconfig --once
+  finish
+fi
+
+if [[ -z ${TRAINER_KUBE_TEST_ENV:-} ]]; then
+  echo "SKIPPED: TRAINER_KUBE_TEST_ENV is not set (no kube-apiserver bundle)"
+  exit 77
+fi
+server=${TRAINER_TEST_APISERVER_DIR:-}
+if [[ -z $server || ! -f $server/env ]]; then
+  private=$tmp/apiserver server=$private
+  "$src/tests/kube/support/apiserver_fixture.sh" start "$server" >/dev/null || exit 1
+fi
+# shellcheck disable=SC1091
+. "$server/env"  # KUBECONFIG, APISERVER_URL, APISERVER_TOKEN, APISERVER_CA
+export KUBECONFIG
+
+# api METHOD PATH [BODY [CONTENT-TYPE]]: the API server with the admin token; prints the body,
+# returns non-zero on an HTTP error.
+api() {
+  curl -sS --fail-with-body --max-time 20 --cacert "$APISERVER_CA" \
+    -H "Authorization: Bearer $APISERVER_TOKEN" -X "$1" \
+    -H "Content-Type: ${4:-application/json}" ${3:+--data "$3"} "$APISERVER_URL$2"
+}
+jobset_path() { echo "/apis/jobset.x-k8s.io/v1alpha2/namespaces/$ns/jobsets/$1"; }
+# wait_jobset NAME: until the JobSet exists, at most 30 s.
+wait_jobset() {
+  for _ in $(seq 150); do api GET "$(jobset_path "$1")" >/dev/null 2>&1 && return 0; sleep 0.2; done
+  echo "FAIL: JobSet $ns/$1 never appeared"; failures=$((failures + 1)); return 1
+}
+# wait_for FILE REGEX: until FILE matches, at most 30 s.
+wait_for() {
+  for _ in $(seq 150); do grep -qE -- "$2" "$1" 2>/dev/null && return 0; sleep 0.2; done
+  echo "FAIL: /$2/ never appeared in $1:"; cat "$1"; failures=$((failures + 1)); return 1
+}
+# stop_within PID SECONDS: SIGTERM, then the exit status ($stopped_rc) within the bound.
+stop_within() {
+  kill -TERM "$1"
+  for _ in $(seq $(($2 * 10))); do
+    if ! kill -0 "$1" 2>/dev/null; then wait "$1"; stopped_rc=$?; return 0; fi
+    sleep 0.1
+  done
+  echo "FAIL: the controller did not stop within $2 s of SIGTERM"; failures=$((failures + 1))
+  stopped_rc=-1
+  return 1
+}
+
+ns=ctl-$case-$(od -An -N4 -tx4 /dev/urandom | tr -d ' ')
+api POST /api/v1/namespaces "{\"metadata\":{\"name\":\"$ns\"}}" >/dev/null || exit 1
+line_re() { echo "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z trainjob=$ns/$1 "; }
+
+case $case in
+  once)
+    run 0 apply -- apply -n "$ns" -f "$data/runtime.yaml" -f "$data/trainjob.yaml"
+    run 0 once -- controller -n "$ns" --once && {
+      has once-line "$err" "$(line_re mnist)applied=[^ ]*jobset.jobset.x-k8s.io/mnist"
+      has once-stopped "$err" 'controller stopped'
+    }
+    # The JobSet is the server's, owned by the TrainJob and applied by the field manager trainer.
+    jobset=$(api GET "$(jobset_path mnist)" | tr -d ' \n') || { echo "FAIL once-jobset: no JobSet"; failures=$((failures + 1)); }
+    uid=$(api GET "/apis/trainer.kubeflow.org/v1alpha1/namespaces/$ns/trainjobs/mnist" | tr -d ' \n' |
+      sed -n 's/.*"uid":"\([^"]*\)".*/\1/p' | head -1)
+    has once-owner "$jobset" "\"kind\":\"TrainJob\",\"name\":\"mnist\",\"uid\":\"$uid\""
+    has once-manager "$jobset" '"manager":"trainer","operation":"Apply"'
+    # An empty namespace: nothing to reconcile, success.
+    api POST /api/v1/namespaces "{\"metadata\":{\"name\":\"$ns-empty\"}}" >/dev/null
+    run 0 once-empty -- controller -n "$ns-empty" --once
+    api DELETE "/api/v1/namespaces/$ns-empty" >/dev/null 2>&1
+    ;;
+  oncefail)
+    # The TrainJob's runtime exists nowhere: its reconcile fails, --once exits 1 and says why.
+    run 0 apply -- apply -n "$ns" -f "$data/trainjob.yaml"
+    run 1 oncefail -- controller -n "$ns" --once && {
+      has oncefail-line "$err" "$(line_re mnist)applied=- .*error: .*torch-small.* not found"
+    }
+    if api GET "$(jobset_path mnist)" >/dev/null 2>&1; then
+      echo "FAIL oncefail: a JobSet was created"; failures=$((failures + 1))
+    fi
+    ;;
+  run)
+    # The long-running mode: a TrainJob applied while it runs gets its JobSet; SIGTERM stops it.
+    run 0 apply-runtime -- apply -n "$ns" -f "$data/runtime.yaml"
+    "$ctl" controller -n "$ns" --workers 2 >"$tmp/ctl.out" 2>"$tmp/ctl.err" &
+    pid=$! pids+=("$pid")
+    wait_for "$tmp/ctl.err" 'controller started: TrainJobs in namespace'
+    run 0 apply-job -- apply -n "$ns" -f "$data/trainjob.yaml"
+    wait_jobset mnist
+    wait_for "$tmp/ctl.err" "$(line_re mnist)applied=[^ ]*jobset.jobset.x-k8s.io/mnist"
+    stop_within "$pid" 30 && [[ $stopped_rc -ne 0 ]] && {
+      echo "FAIL run-stop: exit $stopped_rc after SIGTERM, want 0"; cat "$tmp/ctl.err"; failures=$((failures + 1))
+    }
+    has run-signal "$(cat "$tmp/ctl.err")" 'received SIGTERM: stopping'
+    has run-stopped "$(cat "$tmp/ctl.err")" 'controller stopped$'
+    # SIGINT (Ctrl-C) stops it the same way.
+    "$ctl" controller -n "$ns" >"$tmp/ctl2.out" 2>"$tmp/ctl2.err" &
+    pid=$! pids+=("$pid")
+    wait_for "$tmp/ctl2.err" 'controller started'
+    kill -INT "$pid"
+    for _ in $(seq 300); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    if kill -0 "$pid" 2>/dev/null; then
+      echo "FAIL run-sigint: still running 30 s after SIGINT"; failures=$((failures + 1))
+    else
+      wait "$pid"; rc=$?
+      [[ $rc -eq 0 ]] || { echo "FAIL run-sigint: exit $rc"; cat "$tmp/ctl2.err"; failures=$((failures + 1)); }
+    fi
+    ;;
+  metrics)
+    run 0 apply -- apply -n "$ns" -f "$data/runtime.yaml" -f "$data/trainjob.yaml"
+    "$ctl" controller -n "$ns" --metrics-addr 127.0.0.1:0 >"$tmp/ctl.out" 2>"$tmp/ctl.err" &
+    pid=$! pids+=("$pid")
+    wait_for "$tmp/ctl.err" 'serving metrics on port [0-9]+'
+    port=$(sed -n 's/.* serving metrics on port \([0-9]*\)$/\1/p' "$tmp/ctl.err")
+    wait_for "$tmp/ctl.err" "$(line_re mnist)"
+    metrics=$(curl -sS -i --max-time 10 "http://127.0.0.1:$port/metrics")
+    has metrics-status "$metrics" '^HTTP/1.1 200 OK'
+    has metrics-type "$metrics" '^Content-Type: text/plain; version=0.0.4'
+    has metrics-reconciles "$metrics" '^trainer_reconcile_total [1-9][0-9]*'
+    has metrics-errors "$metrics" '^trainer_reconcile_errors_total 0'
+    has metrics-queue "$metrics" '^trainer_workqueue_depth [0-9]+'
+    has metrics-latency "$metrics" '^trainer_reconcile_duration_seconds_count [1-9]'
+    has metrics-leader "$metrics" '^trainer_leader 1'
+    code=$(curl -sS -o /dev/null -w '%{http_code}' --max-time 10 "http://127.0.0.1:$port/other")
+    [[ $code == 404 ]] || { echo "FAIL metrics-404: $code"; failures=$((failures + 1)); }
+    # A client that connects and sends nothing holds nothing: the next scrape is answered.
+    exec 3<>"/dev/tcp/127.0.0.1/$port"
+    code=$(curl -sS -o /dev/null -w '%{http_code}' --max-time 10 "http://127.0.0.1:$port/metrics")
+    [[ $code == 200 ]] || { echo "FAIL metrics-idle-client: $code"; failures=$((failures + 1)); }
+    exec 3>&-
+    stop_within "$pid" 30 && [[ $stopped_rc -ne 0 ]] && {
+      echo "FAIL metrics-stop: exit $stopped_rc"; failures=$((failures + 1))
+    }
+    # The port is closed with the controller.
+    if curl -s -o /dev/null --max-time 5 "http://127.0.0.1:$port/metrics"; then
+      echo "FAIL metrics-closed: still served after exit"; failures=$((failures + 1))
+    fi
+    ;;
+  *) echo "unknown case $case"; exit 2 ;;
+esac
+finish
