@@ -452,5 +452,7 @@ TRAINER_API trainer_status trainer_render_result_encode(const trainer_render_res
 /* A Kubernetes client and the TrainJob operations on a cluster (trainer_client,
  * trainer_cluster_*). */
 #include "trainer/cluster.h"
+/* libtrainer as the TrainJob controller: the loop and one reconcile (trainer_controller_*). */
+#include "trainer/controller.h"
 
 #endif /* TRAINER_H */
