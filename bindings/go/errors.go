@@ -148,6 +148,11 @@ func takeError(status C.trainer_status, cerr *C.trainer_error) error {
 		return &Error{Code: Code(status)}
 	}
 	defer C.trainer_error_free(cerr)
+	return copyError(cerr)
+}
+
+// copyError converts a borrowed, non-NULL library error into a *Error (the library keeps it).
+func copyError(cerr *C.trainer_error) *Error {
 	e := &Error{
 		Code:       Code(C.trainer_error_code(cerr)),
 		Message:    C.GoString(C.trainer_error_message(cerr)),
