@@ -186,6 +186,12 @@ case $case in
     exec 3<>"/dev/tcp/127.0.0.1/$port"
     code=$(curl -sS -o /dev/null -w '%{http_code}' --max-time 10 "http://127.0.0.1:$port/metrics")
     [[ $code == 200 ]] || { echo "FAIL metrics-idle-client: $code"; failures=$((failures + 1)); }
+    # ... and is closed by the server once the read bound (5 s) has passed: EOF, not our timeout.
+    started=$SECONDS
+    timeout 15 cat <&3 >/dev/null
+    rc=$?
+    [[ $rc -eq 0 && $((SECONDS - started)) -le 10 ]] ||
+      { echo "FAIL metrics-read-bound: exit $rc after $((SECONDS - started)) s"; failures=$((failures + 1)); }
     exec 3>&-
     stop_within "$pid" 30 && [[ $stopped_rc -ne 0 ]] && {
       echo "FAIL metrics-stop: exit $stopped_rc"; failures=$((failures + 1))
