@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "validate_faces.hpp"
+#include "golden_case.hpp"
 
 #include "trainer.h"
 #include "trainer.hpp"
@@ -193,13 +194,6 @@ bool same(const char* face, const FaceResult& want, const FaceResult& got) {
     ok = false;
   }
   return ok;
-}
-
-std::string read_text(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 }  // namespace
