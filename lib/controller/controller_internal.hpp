@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// What the pieces of lib/controller share: upstream's condition constants (reference 1.8), the
+// time format of `metav1.Time`, the JSON merge patch of the status write and the event recorder.
+#pragma once
+
+#include "trainer/controller.hpp"
+
+#include <boost/json/value.hpp>
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace trainer::controller {
+
+// TrainJob condition types, reasons and messages (kubeflow/trainer pkg/constants).
+inline constexpr std::string_view kConditionSuspended = "Suspended";
+inline constexpr std::string_view kConditionComplete = "Complete";
+inline constexpr std::string_view kConditionFailed = "Failed";
+inline constexpr std::string_view kReasonSuspended = "Suspended";
+inline constexpr std::string_view kMessageSuspended = "TrainJob is suspended";
+inline constexpr std::string_view kReasonResumed = "Resumed";
+inline constexpr std::string_view kMessageResumed = "TrainJob is resumed";
+inline constexpr std::string_view kReasonDeadlineExceeded = "DeadlineExceeded";
+inline constexpr std::string_view kMessageDeadlineExceeded =
+    "TrainJob exceeded its active deadline";
+inline constexpr std::string_view kReasonRuntimeNotSupported = "TrainingRuntimeNotSupported";
+inline constexpr std::string_view kReasonCreationFailed = "TrainJobResourcesCreationFailed";
+
+namespace detail {
+
+/// `Complete` or `Failed` is True (upstream `IsTrainJobFinished`).
+[[nodiscard]] bool is_finished(const TrainJobStatus& status);
+[[nodiscard]] bool is_finished(const TrainJob& job);
+
+/// RFC 3339 UTC with seconds (`metav1.Time`), and its parser (fractions and offsets accepted).
+[[nodiscard]] std::string format_time(Clock::time_point t);
+[[nodiscard]] std::optional<Clock::time_point> parse_time(std::string_view text);
+
+/// RFC 7386 merge patch that turns `from` into `to` (what controller-runtime's
+/// `client.MergeFrom(prev)` sends): changed keys with their new value, removed keys as null,
+/// arrays and scalars whole. Null when nothing differs.
+[[nodiscard]] boost::json::value merge_patch(const boost::json::value& from,
+                                             const boost::json::value& to);
+
+/// The note of the `TrainJobResourcesCreationFailed` event: upstream cuts the error text at
+/// 950 bytes and appends ` ...` (here at the last UTF-8 character boundary within 950 bytes).
+[[nodiscard]] std::string creation_failed_note(std::string_view error_text);
+
+/// The events.k8s.io/v1 Warning event controller-runtime's recorder writes on `job` (reference
+/// kubernetes-api-client 10): name `<job>.<hex unix nanos>`, reportingController
+/// `trainer-controller`, action `Reconciling`.
+[[nodiscard]] boost::json::object warning_event(const TrainJob& job, std::string_view reason,
+                                                std::string_view note, Clock::time_point now,
+                                                std::string_view hostname);
+
+/// Creates `warning_event(...)` in the TrainJob's namespace. The recorder is best effort, as
+/// upstream's: the caller ignores a failure.
+[[nodiscard]] Result<void> record_warning(kube::Client& client, const TrainJob& job,
+                                          std::string_view reason, std::string_view note,
+                                          Clock::time_point now, const kube::CancelToken& cancel);
+
+}  // namespace detail
+}  // namespace trainer::controller

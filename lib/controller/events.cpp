@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The Warning event of a failed reconcile, as controller-runtime's events.k8s.io/v1 recorder
+// writes it (reference kubernetes-api-client section 10), synchronously and best effort.
+#include "controller/controller_internal.hpp"
+
+#include <boost/json/object.hpp>
+
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <ctime>
+
+namespace trainer::controller::detail {
+namespace {
+
+namespace json = boost::json;
+
+// Upstream's recorder name (cmd/trainer-controller-manager).
+constexpr std::string_view kReportingController = "trainer-controller";
+constexpr std::size_t kMaxErrorBytes = 950;
+
+// `metav1.MicroTime`: RFC 3339 UTC with microseconds.
+std::string micro_time(Clock::time_point t) {
+  const auto micros =
+      std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
+  const std::string seconds = format_time(t);  // ...SSZ
+  char frac[16];
+  std::snprintf(frac, sizeof frac, ".%06lld",
+                static_cast<long long>(((micros % 1000000) + 1000000) % 1000000));
+  return seconds.substr(0, seconds.size() - 1) + frac + "Z";
+}
+
+std::string hostname() {
+  std::array<char, 256> host{};
+  if (gethostname(host.data(), host.size() - 1) != 0) return "unknown";
+  return host.data();
+}
+
+}  // namespace
+
+std::string creation_failed_note(std::string_view error_text) {
+  std::string text(error_text);
+  if (text.size() > kMaxErrorBytes) {
+    std::size_t cut = kMaxErrorBytes;
+    // Not inside a UTF-8 sequence: the API server refuses invalid UTF-8 in the note.
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0U) == 0x80U) --cut;
+    text = text.substr(0, cut) + " ...";
+  }
+  return "TrainJob resources reconciliation failed: " + text;
+}
+
+json::object warning_event(const TrainJob& job, std::string_view reason, std::string_view note,
+                           Clock::time_point now, std::string_view host) {
+  const std::string name = job.metadata.name.value_or("");
+  const std::string ns = job.metadata.namespace_.value_or("default");
+  const auto nanos =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count();
+  char suffix[32];
+  std::snprintf(suffix, sizeof suffix, ".%llx", static_cast<unsigned long long>(nanos));
+  json::object regarding{{"kind", job.kind},
+                         {"namespace", ns},
+                         {"name", name},
+                         {"uid", job.metadata.uid.value_or("")},
+                         {"apiVersion", job.api_version},
+                         {"resourceVersion", job.metadata.resource_version.value_or("")}};
+  std::string instance = std::string(kReportingController) + "-" + std::string(host);
+  if (instance.size() > 128) instance.resize(128);  // the API's limit
+  return json::object{{"apiVersion", "events.k8s.io/v1"},
+                      {"kind", "Event"},
+                      {"metadata", json::object{{"name", name + suffix}, {"namespace", ns}}},
+                      {"eventTime", micro_time(now)},
+                      {"reportingController", kReportingController},
+                      {"reportingInstance", instance},
+                      {"action", "Reconciling"},
+                      {"reason", reason},
+                      {"regarding", std::move(regarding)},
+                      {"note", note},
+                      {"type", "Warning"}};
+}
+
+Result<void> record_warning(kube::Client& client, const TrainJob& job, std::string_view reason,
+                            std::string_view note, Clock::time_point now,
+                            const kube::CancelToken& cancel) {
+  kube::CallOptions call;
+  call.cancel = cancel;
+  auto resource = client.resource_for("events.k8s.io/v1", "Event", call);
+  if (!resource) return tl::unexpected(std::move(resource.error()));
+  const json::object event = warning_event(job, reason, note, now, hostname());
+  kube::WriteOptions write;
+  write.cancel = cancel;
+  auto created =
+      client.create(*resource, job.metadata.namespace_.value_or("default"), event, write);
+  if (!created) return tl::unexpected(std::move(created.error()));
+  return {};
+}
+
+}  // namespace trainer::controller::detail

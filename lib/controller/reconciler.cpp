@@ -1,0 +1,361 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// One pass of upstream's TrainJob reconcile (reference 5.1) over a `kube::Client`: the objects
+// come from the same pipeline as `trainerctl render` (`trainer::render`), with the cluster as the
+// render context's lookup; the status from `derive_status`.
+#include "api/json_path.hpp"
+#include "controller/controller_internal.hpp"
+#include "trainer/codec.hpp"
+#include "trainer/controller.hpp"
+#include "trainer/render.hpp"
+#include "trainer/validation.hpp"
+
+#include <boost/json/object.hpp>
+#include <boost/json/serialize.hpp>
+
+#include <map>
+#include <tuple>
+#include <utility>
+
+namespace trainer::controller {
+
+namespace json = boost::json;
+using trainer::detail::find_object;
+using trainer::detail::find_string;
+
+namespace {
+
+constexpr std::string_view kTrainerApiVersion = "trainer.kubeflow.org/v1alpha1";
+constexpr std::string_view kJobSetApiVersion = "jobset.x-k8s.io/v1alpha2";
+constexpr std::string_view kJobSetKind = "JobSet";
+
+// errors.Join: every error of the reconcile, the first one's code.
+void join(std::optional<Error>& into, Error e) {
+  if (!into) {
+    into = std::move(e);
+    return;
+  }
+  into->message += "\n" + e.message;
+}
+
+// The cluster as the render context's lookup: GETs, remembered for the reconcile (the builders
+// and the status step ask for the same objects). A kind the server does not serve (a scheduler's
+// PodGroup CRD not installed) is "not found"; any other failure is kept and fails the reconcile
+// after the render, since the lookup itself cannot fail.
+class ClusterLookup {
+ public:
+  ClusterLookup(kube::Client& client, kube::CallOptions call)
+      : client_(client), call_(std::move(call)) {}
+
+  std::optional<json::value> find(std::string_view api_version, std::string_view kind,
+                                  std::string_view ns, std::string_view name) {
+    auto key = std::make_tuple(std::string(api_version), std::string(kind), std::string(ns),
+                               std::string(name));
+    if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+    std::optional<json::value> found;
+    auto resource = client_.resource_for(api_version, kind, call_);
+    if (resource) {
+      auto object = client_.get(*resource, resource->namespaced ? ns : "", name, call_);
+      if (object) {
+        found = json::value(std::move(*object));
+      } else if (object.error().code != ErrorCode::kNotFound) {
+        if (!error_) error_ = std::move(object.error());
+        return std::nullopt;  // not remembered: the reconcile fails anyway
+      }
+    } else if (resource.error().code != ErrorCode::kNotFound) {
+      if (!error_) error_ = std::move(resource.error());
+      return std::nullopt;
+    }
+    cache_.emplace(std::move(key), found);
+    return found;
+  }
+
+  /// What an earlier `find` answered for the object, when it was asked.
+  [[nodiscard]] const std::optional<json::value>* cached(std::string_view api_version,
+                                                         std::string_view kind, std::string_view ns,
+                                                         std::string_view name) const {
+    auto it = cache_.find(std::make_tuple(std::string(api_version), std::string(kind),
+                                          std::string(ns), std::string(name)));
+    return it == cache_.end() ? nullptr : &it->second;
+  }
+
+  std::optional<Error>& error() { return error_; }
+
+ private:
+  kube::Client& client_;
+  kube::CallOptions call_;
+  std::map<std::tuple<std::string, std::string, std::string, std::string>,
+           std::optional<json::value>>
+      cache_;
+  std::optional<Error> error_;
+};
+
+std::string name_of(const json::object& object) {
+  const auto* meta = find_object(object, "metadata");
+  return meta != nullptr ? find_string(*meta, "name").value_or("") : "";
+}
+
+std::string namespace_of(const json::object& object) {
+  const auto* meta = find_object(object, "metadata");
+  return meta != nullptr ? find_string(*meta, "namespace").value_or("") : "";
+}
+
+json::value status_json(const TrainJobStatus& status) {
+  TrainJob carrier;
+  carrier.status = status;
+  const json::value doc = to_json(carrier);
+  const auto* s = doc.get_object().if_contains("status");
+  return s != nullptr ? *s : json::value(json::object{});
+}
+
+}  // namespace
+
+struct Reconciler::Impl {
+  kube::Client& client;
+  ReconcilerOptions options;
+
+  [[nodiscard]] Clock::time_point now() const { return options.now ? options.now() : Clock::now(); }
+  [[nodiscard]] kube::CallOptions call() const {
+    kube::CallOptions c;
+    c.cancel = options.cancel;
+    return c;
+  }
+
+  // The runtime the TrainJob references, from the cluster; null when it does not exist (the
+  // snapshot may still serve: render decides, with upstream's not-found message).
+  Result<std::optional<json::value>> fetch_runtime(const TrainJob& job, const std::string& ns) {
+    const bool namespaced = job.spec.runtime_ref.kind.value_or("") == kTrainingRuntimeKind;
+    auto resource = client.resource_for(
+        kTrainerApiVersion, namespaced ? kTrainingRuntimeKind : kClusterTrainingRuntimeKind,
+        call());
+    if (!resource) return tl::unexpected(std::move(resource.error()));
+    auto object = client.get(*resource, namespaced ? ns : "", job.spec.runtime_ref.name, call());
+    if (!object) {
+      if (object.error().code == ErrorCode::kNotFound) return std::nullopt;
+      return tl::unexpected(std::move(object.error()));
+    }
+    return json::value(std::move(*object));
+  }
+
+  // Step 5: render with the cluster as the lookup, then server-side apply each object, stopping
+  // at the first error. `applied_jobset` gets the JobSet as the server answered its apply.
+  Result<void> build_and_apply(const TrainJob& job, const std::string& ns, ClusterLookup& lookup,
+                               Clock::time_point now, ReconcileResult& result,
+                               std::optional<json::object>& applied_jobset) {
+    const std::string name = job.metadata.name.value_or("");
+    RenderContext ctx = system_render_context(job.metadata.uid.value_or(""));
+    const std::string now_text = detail::format_time(now);
+    ctx.now = [now_text] { return now_text; };
+    ctx.config = options.config;
+    ctx.feature_gates = options.feature_gates;
+    ctx.lookup = [&lookup](std::string_view api_version, std::string_view kind,
+                           std::string_view object_ns, std::string_view object_name) {
+      return lookup.find(api_version, kind, object_ns, object_name);
+    };
+
+    // The live runtime is read only when no snapshot exists: the snapshot wins (reference 3.9).
+    TrainingRuntime training_runtime;
+    ClusterTrainingRuntime cluster_runtime;
+    RuntimeLookup runtime;
+    if (!ctx.find("v1", "ConfigMap", ns, name + "-runtime-snapshot")) {
+      if (lookup.error()) return tl::unexpected(*lookup.error());
+      auto fetched = fetch_runtime(job, ns);
+      if (!fetched) return tl::unexpected(std::move(fetched.error()));
+      if (*fetched) {
+        if (job.spec.runtime_ref.kind.value_or("") == kTrainingRuntimeKind) {
+          auto decoded = decode_training_runtime(**fetched);
+          if (!decoded) return tl::unexpected(std::move(decoded.error()));
+          training_runtime = std::move(decoded->object);
+          runtime.training_runtime = &training_runtime;
+        } else {
+          auto decoded = decode_cluster_training_runtime(**fetched);
+          if (!decoded) return tl::unexpected(std::move(decoded.error()));
+          cluster_runtime = std::move(decoded->object);
+          runtime.cluster_training_runtime = &cluster_runtime;
+        }
+      }
+    }
+
+    auto rendered = render(job, runtime, ctx);
+    if (lookup.error()) return tl::unexpected(*lookup.error());
+    if (!rendered) return tl::unexpected(std::move(rendered.error()));
+
+    kube::ApplyOptions apply;
+    apply.cancel = options.cancel;
+    apply.field_manager = std::string(kFieldManager);
+    apply.force = true;
+    for (const auto& value : rendered->objects) {
+      const auto* object = value.if_object();
+      if (object == nullptr) return fail(ErrorCode::kInternal, "render produced a non-object");
+      const std::string api_version = find_string(*object, "apiVersion").value_or("");
+      const std::string kind = find_string(*object, "kind").value_or("");
+      auto resource = client.resource_for(api_version, kind, call());
+      if (!resource) return tl::unexpected(std::move(resource.error()));
+      std::string object_ns;
+      if (resource->namespaced) {
+        object_ns = namespace_of(*object);
+        if (object_ns.empty()) object_ns = ns;
+      }
+      auto answer = client.apply(*resource, object_ns, *object, apply);
+      if (!answer) return tl::unexpected(std::move(answer.error()));
+      result.applied.push_back(resource->kind_group() + "/" + name_of(*object));
+      if (api_version == kJobSetApiVersion && kind == kJobSetKind && name_of(*object) == name) {
+        applied_jobset = std::move(*answer);
+      }
+    }
+    return {};
+  }
+
+  // The JobSet for the status step: as applied, as the render looked it up, or a GET.
+  Result<std::optional<json::object>> current_jobset(const std::string& ns, const std::string& name,
+                                                     const ClusterLookup& lookup,
+                                                     std::optional<json::object> applied) {
+    if (applied) return applied;
+    if (const auto* seen = lookup.cached(kJobSetApiVersion, kJobSetKind, ns, name)) {
+      if (!*seen) return std::nullopt;
+      return (*seen)->get_object();
+    }
+    auto resource = client.resource_for(kJobSetApiVersion, kJobSetKind, call());
+    if (!resource) return tl::unexpected(std::move(resource.error()));
+    auto object = client.get(*resource, ns, name, call());
+    if (!object) {
+      if (object.error().code == ErrorCode::kNotFound) return std::nullopt;
+      return tl::unexpected(std::move(object.error()));
+    }
+    return std::optional<json::object>(std::move(*object));
+  }
+
+  Result<ReconcileResult> reconcile(std::string_view ns_in, std::string_view name_in) {
+    const std::string ns(ns_in);
+    const std::string name(name_in);
+    ReconcileResult result;
+    result.key = ns + "/" + name;
+
+    // Step 1: GET the TrainJob.
+    auto trainjobs = client.resource_for(kTrainerApiVersion, kTrainJobKind, call());
+    if (!trainjobs) return tl::unexpected(std::move(trainjobs.error()));
+    auto object = client.get(*trainjobs, ns, name, call());
+    if (!object) {
+      if (object.error().code != ErrorCode::kNotFound) {
+        return tl::unexpected(std::move(object.error()));
+      }
+      result.skipped = true;
+      return result;
+    }
+    auto decoded = decode_train_job(json::value(std::move(*object)));
+    if (!decoded) return tl::unexpected(std::move(decoded.error()));
+    TrainJob job = std::move(decoded->object);
+    if (!job.metadata.namespace_ || job.metadata.namespace_->empty()) job.metadata.namespace_ = ns;
+
+    // Step 2: another controller's TrainJob is not touched at all.
+    if (job.spec.managed_by && *job.spec.managed_by != kManagedBy) {
+      result.skipped = true;
+      if (job.status) result.conditions = job.status->conditions;
+      return result;
+    }
+
+    // Step 3: the status as read, for the merge patch.
+    const json::value prev_status = status_json(job.status.value_or(TrainJobStatus{}));
+    const Clock::time_point now = this->now();
+    const std::string now_text = detail::format_time(now);
+    const bool finished = detail::is_finished(job);
+    std::optional<Error> error;
+    ClusterLookup lookup(client, call());
+
+    // Step 4: the runtime kind must be one of the registry's. Upstream then dereferences the
+    // nil runtime (reference Q13) and never writes the condition; this port persists it and
+    // skips the status copy, and does not requeue: nothing a retry could change.
+    bool supported = true;
+    if (auto check = validate_train_job_runtime(job, RuntimeLookup{}); !check) {
+      supported = false;
+      if (!job.status) job.status.emplace();
+      set_status_condition(job.status->conditions,
+                           {std::string(kConditionFailed), "True", std::nullopt, "",
+                            std::string(kReasonRuntimeNotSupported), check.error().message},
+                           now_text);
+    }
+
+    // Step 5: objects, unless finished.
+    std::optional<json::object> applied_jobset;
+    if (supported && !finished) {
+      auto built = build_and_apply(job, ns, lookup, now, result, applied_jobset);
+      if (!built) {
+        if (options.record_events) {
+          // Best effort, as upstream's asynchronous recorder.
+          (void)detail::record_warning(client, job, kReasonCreationFailed,
+                                       detail::creation_failed_note(built.error().message), now,
+                                       options.cancel);
+        }
+        join(error, std::move(built.error()));
+      }
+    }
+
+    // Steps 6-8: Suspended, the JobSet's status, the deadline.
+    std::optional<json::object> jobset;
+    if (supported) {
+      auto current = current_jobset(ns, name, lookup, std::move(applied_jobset));
+      if (!current) {
+        join(error, std::move(current.error()));
+      } else {
+        jobset = std::move(*current);
+        // Upstream's status step fails on a missing JobSet unless the TrainJob has finished
+        // (reference 4.1.6 step 1; it may have been deleted by its TTL).
+        if (!jobset && !finished && !error) {
+          join(error,
+               Error(ErrorCode::kNotFound, "jobsets.jobset.x-k8s.io \"" + name + "\" not found"));
+        }
+      }
+    }
+    DerivedStatus derived = derive_status(job, jobset ? &*jobset : nullptr, now);
+    if (derived.deadline_exceeded) {
+      auto jobsets = client.resource_for(kJobSetApiVersion, kJobSetKind, call());
+      if (!jobsets) {
+        join(error, std::move(jobsets.error()));
+      } else {
+        kube::DeleteOptions del;
+        del.cancel = options.cancel;
+        // Background: the JobSet goes at once and the garbage collector removes its Jobs.
+        del.propagation = kube::Propagation::kBackground;
+        auto removed = client.remove(*jobsets, ns, name, del);
+        if (!removed && removed.error().code != ErrorCode::kNotFound) {
+          join(error, std::move(removed.error()));
+        }
+      }
+    }
+    if (derived.requeue_after) {
+      result.requeue_after =
+          std::chrono::duration_cast<std::chrono::milliseconds>(*derived.requeue_after);
+    }
+
+    // Step 9: the status subresource, only when it changed.
+    const json::value next_status = status_json(derived.status);
+    const json::value diff = detail::merge_patch(prev_status, next_status);
+    if (!diff.is_null()) {
+      kube::WriteOptions write;
+      write.cancel = options.cancel;
+      write.field_manager = std::string(kFieldManager);
+      write.subresource = "status";
+      const std::string body = json::serialize(json::object{{"status", diff}});
+      auto patched = client.patch(*trainjobs, ns, name, kube::PatchType::kMerge, body, write);
+      if (!patched) {
+        join(error, std::move(patched.error()));
+      } else {
+        result.status_patched = true;
+      }
+    }
+    result.conditions = derived.status.conditions;
+    if (error) return tl::unexpected(std::move(*error));
+    return result;
+  }
+};
+
+Reconciler::Reconciler(kube::Client& client, ReconcilerOptions options)
+    : impl_(std::make_unique<Impl>(Impl{client, std::move(options)})) {}
+Reconciler::~Reconciler() = default;
+Reconciler::Reconciler(Reconciler&&) noexcept = default;
+
+Result<ReconcileResult> Reconciler::reconcile(std::string_view ns, std::string_view name) {
+  return impl_->reconcile(ns, name);
+}
+
+}  // namespace trainer::controller
