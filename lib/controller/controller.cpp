@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Controller::run, controller-runtime's manager + controller for TrainJobs (reference 9): once
+// leader (leader_election.hpp), watch TrainJobs and the kinds they own (watched_kinds.hpp; each
+// watch lists first, resumes after dropped connections and relists after 410: kube::Client::
+// watch), map every event to a TrainJob key (owner_key.hpp), and let `workers` threads
+// reconcile keys from the work queue (work_queue.hpp) with controller-runtime's result
+// handling (9.2). Stopping cancels the watches, stops the queue and gives in-flight reconciles
+// `shutdown_timeout` before their requests are cancelled; the lease is released last (9.5).
+// Losing the lease stops everything at once and run() fails with `leader election lost`.
+#include "trainer/controller.hpp"
+#include "controller/leader_election.hpp"
+#include "controller/metrics_text.hpp"
+#include "controller/owner_key.hpp"
+#include "controller/watched_kinds.hpp"
+#include "controller/work_queue.hpp"
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <random>
+#include <set>
+#include <thread>
+
+namespace trainer::controller {
+namespace {
+
+using Steady = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+// How often the waiting threads look at the caller's own cancel token (ReconcilerOptions::
+// cancel), which cannot wake them.
+constexpr milliseconds kPoll{100};
+
+// controller-runtime spreads resyncs of its informers by a factor in [0.9, 1.1).
+milliseconds jittered_resync(milliseconds period) {
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  std::uniform_real_distribution<double> factor(0.9, 1.1);
+  return milliseconds(static_cast<std::int64_t>(static_cast<double>(period.count()) * factor(rng)));
+}
+
+}  // namespace
+
+struct Controller::Impl {
+  kube::Client& client;
+  ControllerOptions options;
+
+  mutable std::mutex mutex;
+  std::condition_variable wake;
+  bool running = false;
+  bool stop_requested = false;
+  bool lease_lost = false;
+  std::optional<Error> fatal;  // a watch that cannot continue
+  kube::CancelToken stop_token;
+  kube::CancelToken watch_token;
+  kube::CancelToken reconcile_token;
+  std::shared_ptr<detail::WorkQueue> queue;
+  std::set<std::string> known;  // TrainJob keys, for resync
+  // once mode
+  std::size_t once_left = 0;
+  std::optional<Error> first_error;
+
+  ControllerMetrics counters;  // queue_depth and leader are filled in by metrics()
+  std::atomic<bool> leader{false};
+
+  Impl(kube::Client& c, ControllerOptions o) : client(c), options(std::move(o)) {}
+
+  bool should_stop_locked() const {
+    return stop_requested || lease_lost || fatal.has_value() ||
+           options.reconciler.cancel.cancelled();
+  }
+
+  void notify() {
+    std::lock_guard<std::mutex> lock(mutex);
+    wake.notify_all();
+  }
+
+  void process(Reconciler& reconciler, detail::WorkQueue& work, const std::string& key) {
+    const auto [ns, name] = detail::split_key(key);
+    const auto started = Steady::now();
+    auto result = reconciler.reconcile(ns, name);
+    const double seconds = std::chrono::duration<double>(Steady::now() - started).count();
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      ++counters.reconciles;
+      if (!result) ++counters.errors;
+      counters.reconcile_seconds_sum += seconds;
+      ++counters.reconcile_seconds_count;
+      if (options.once) {
+        if (!result && !first_error) first_error = result.error();
+        if (once_left > 0) --once_left;
+        wake.notify_all();
+      }
+    }
+    // Result handling as controller-runtime's (reference 9.2); `once` never requeues.
+    if (result) {
+      work.forget(key);
+      if (result->requeue_after && !options.once) work.add_after(key, *result->requeue_after);
+    } else if (!options.once) {
+      work.add_rate_limited(key);  // a requeue_after with an error is ignored
+    }
+    if (options.on_reconcile) {
+      if (result) {
+        options.on_reconcile(*result, nullptr);
+      } else {
+        ReconcileResult failed;
+        failed.key = key;
+        options.on_reconcile(failed, &result.error());
+      }
+    }
+    work.done(key);
+  }
+
+  void worker(Reconciler& reconciler, const std::shared_ptr<detail::WorkQueue>& work) {
+    while (!work->shutting_down()) {
+      auto key = work->get(milliseconds(500));
+      if (key) process(reconciler, *work, *key);
+    }
+  }
+
+  void watch(const detail::WatchedKind& kind, const std::shared_ptr<detail::WorkQueue>& work) {
+    kube::WatchOptions watch_options;
+    watch_options.cancel = watch_token;
+    watch_options.all_namespaces = options.namespace_.empty();
+    auto result = client.watch(
+        kind.resource, options.namespace_, watch_options, [&](const kube::WatchEvent& event) {
+          if (event.type == kube::WatchEventType::kBookmark) return true;
+          if (!kind.owned) {
+            const std::string key = detail::object_key(event.object);
+            {
+              std::lock_guard<std::mutex> lock(mutex);
+              if (event.type == kube::WatchEventType::kDeleted) {
+                known.erase(key);
+              } else {
+                known.insert(key);
+              }
+            }
+            work->add(key);
+          } else if (auto owner = detail::controller_owner_key(event.object)) {
+            work->add(*owner);
+          }
+          return true;
+        });
+    if (!result && result.error().code != ErrorCode::kCancelled) {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (!fatal) {
+        fatal = result.error();
+        fatal->message = "watch " + kind.resource.kind_group() + ": " + fatal->message;
+      }
+      wake.notify_all();
+    }
+  }
+
+  // Waits until stop, lease loss, a fatal watch error or (once) every key reconciled; queues
+  // every known TrainJob again each resync period meanwhile.
+  void wait_for_end(detail::WorkQueue& work) {
+    auto next_resync = Steady::now() + jittered_resync(options.resync_period);
+    std::unique_lock<std::mutex> lock(mutex);
+    for (;;) {
+      if (should_stop_locked()) return;
+      if (options.once && once_left == 0) return;
+      const auto now = Steady::now();
+      if (!options.once && now >= next_resync) {
+        const std::set<std::string> keys = known;
+        lock.unlock();
+        for (const auto& key : keys) work.add(key);
+        lock.lock();
+        next_resync = now + jittered_resync(options.resync_period);
+        continue;
+      }
+      wake.wait_until(lock, std::min(now + kPoll, next_resync));
+    }
+  }
+
+  // Stops the watches and the queue, then the workers: gracefully (in-flight reconciles get
+  // shutdown_timeout) unless the lease was lost.
+  void shut_down(detail::WorkQueue& work, std::vector<std::thread>& watchers,
+                 std::vector<std::thread>& workers) {
+    watch_token.cancel();
+    for (auto& thread : watchers) thread.join();
+    work.shut_down();
+    bool lost = false;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      lost = lease_lost;
+    }
+    const milliseconds grace =
+        lost ? milliseconds(0) : std::max(options.shutdown_timeout, milliseconds(0));
+    if (!work.wait_idle(grace)) reconcile_token.cancel();  // in-flight requests end promptly
+    for (auto& thread : workers) thread.join();
+  }
+
+  Result<void> run_led() {
+    auto kinds = detail::watched_kinds(client, stop_token);
+    if (!kinds) return tl::unexpected(kinds.error());
+    ReconcilerOptions reconciler_options = options.reconciler;
+    reconciler_options.cancel = reconcile_token;
+    Reconciler reconciler(client, reconciler_options);
+    auto work = std::make_shared<detail::WorkQueue>(options.backoff_base, options.backoff_max);
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      queue = work;
+    }
+
+    std::vector<std::thread> watchers;
+    if (options.once) {
+      // Every TrainJob that exists now, once: no watches, no requeues.
+      kube::ListOptions list_options;
+      list_options.cancel = stop_token;
+      list_options.all_namespaces = options.namespace_.empty();
+      auto list = client.list(kinds->front().resource, options.namespace_, list_options);
+      if (!list) return tl::unexpected(list.error());
+      std::size_t count = 0;
+      if (const auto* items = list->if_contains("items"); items && items->is_array()) {
+        for (const auto& item : items->get_array()) {
+          if (!item.is_object()) continue;
+          work->add(detail::object_key(item.get_object()));
+          ++count;
+        }
+      }
+      std::lock_guard<std::mutex> lock(mutex);
+      once_left = count;
+    } else {
+      for (const auto& kind : *kinds) {
+        watchers.emplace_back([this, &kind, work] { watch(kind, work); });
+      }
+    }
+    std::vector<std::thread> workers;
+    for (int i = 0; i < std::max(1, options.workers); ++i) {
+      workers.emplace_back([this, &reconciler, work] { worker(reconciler, work); });
+    }
+
+    wait_for_end(*work);
+    shut_down(*work, watchers, workers);
+
+    std::lock_guard<std::mutex> lock(mutex);
+    if (fatal) return tl::unexpected(*fatal);
+    if (options.once) {
+      if (first_error) return tl::unexpected(*first_error);
+      if (once_left > 0 && !lease_lost) {
+        return fail(ErrorCode::kCancelled, "stopped before every TrainJob was reconciled once");
+      }
+    }
+    return {};
+  }
+};
+
+Controller::Controller(kube::Client& client, ControllerOptions options)
+    : impl_(std::make_unique<Impl>(client, std::move(options))) {}
+
+Controller::~Controller() = default;
+
+Result<void> Controller::run() {
+  Impl& s = *impl_;
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    if (s.running) return fail(ErrorCode::kInvalidArgument, "the controller is already running");
+    s.running = true;
+    s.lease_lost = false;
+    s.fatal.reset();
+    s.first_error.reset();
+    s.once_left = 0;
+    s.known.clear();
+    s.watch_token = kube::CancelToken();
+    s.reconcile_token = kube::CancelToken();
+  }
+  // A stop() that came before (or during) run ends this run; the next one starts afresh.
+  struct Finish {
+    Impl& s;
+    ~Finish() {
+      std::lock_guard<std::mutex> lock(s.mutex);
+      s.running = false;
+      s.stop_requested = false;
+      s.stop_token = kube::CancelToken();
+      s.leader = false;
+    }
+  } finish{s};
+
+  const LeaderElection& election = s.options.leader_election;
+  if (!election.enabled) {
+    s.leader = true;
+    return s.run_led();
+  }
+  if (auto valid = detail::validate(election); !valid) return valid;
+  detail::LeaderElector elector(s.client, election);
+  kube::CancelToken lease_token;
+  {
+    // Acquiring waits until stop(): its token is cancelled by stop().
+    kube::CancelToken stop_token;
+    {
+      std::lock_guard<std::mutex> lock(s.mutex);
+      stop_token = s.stop_token;
+      if (s.stop_requested) return {};
+    }
+    if (!elector.acquire(stop_token)) return {};
+  }
+  s.leader = true;
+  std::thread renewer([&] {
+    if (!elector.renew(lease_token)) {
+      std::lock_guard<std::mutex> lock(s.mutex);
+      s.lease_lost = true;
+      s.leader = false;
+      s.reconcile_token.cancel();  // never keep writing once the lease is gone
+      s.wake.notify_all();
+    }
+  });
+  auto result = s.run_led();
+  lease_token.cancel();
+  renewer.join();
+  bool lost = false;
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    lost = s.lease_lost;
+  }
+  if (lost) return fail(ErrorCode::kFailed, "leader election lost");
+  elector.release();
+  return result;
+}
+
+void Controller::stop() noexcept {
+  Impl& s = *impl_;
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.stop_requested = true;
+  s.stop_token.cancel();
+  s.wake.notify_all();
+}
+
+ControllerMetrics Controller::metrics() const {
+  const Impl& s = *impl_;
+  std::lock_guard<std::mutex> lock(s.mutex);
+  ControllerMetrics m = s.counters;
+  m.queue_depth = s.queue ? s.queue->depth() : 0;
+  m.leader = s.leader && s.running;
+  return m;
+}
+
+std::string Controller::metrics_text() const {
+  return detail::prometheus_text(metrics());
+}
+
+}  // namespace trainer::controller
