@@ -201,6 +201,43 @@ case $case in
       echo "FAIL metrics-closed: still served after exit"; failures=$((failures + 1))
     fi
     ;;
+  leader)
+    # Two controllers with --leader-elect on one Lease (in the test's namespace): one writes;
+    # when it stops it releases the Lease and the other takes over.
+    start_elected() {  # start_elected NAME: background controller, its port in ${port_NAME}
+      "$ctl" controller -n "$ns" --leader-elect --leader-election-namespace "$ns" \
+        --leader-election-id "test-lease" --metrics-addr 127.0.0.1:0 >"$tmp/$1.out" 2>"$tmp/$1.err" &
+      pids+=("$!")
+      eval "pid_$1=$!"
+      wait_for "$tmp/$1.err" 'serving metrics on port [0-9]+'
+      eval "port_$1=$(sed -n 's/.* serving metrics on port \([0-9]*\)$/\1/p' "$tmp/$1.err")"
+    }
+    leader_of() { curl -sS --max-time 10 "http://127.0.0.1:$1/metrics" | sed -n 's/^trainer_leader //p'; }
+    # wait_leader PORT VALUE: until trainer_leader is VALUE, at most 40 s (a lease is 15 s).
+    wait_leader() {
+      for _ in $(seq 200); do [[ $(leader_of "$1") == "$2" ]] && return 0; sleep 0.2; done
+      echo "FAIL: trainer_leader of :$1 never became $2"; failures=$((failures + 1)); return 1
+    }
+    start_elected a
+    wait_leader "$port_a" 1
+    lease=$(api GET "/apis/coordination.k8s.io/v1/namespaces/$ns/leases/test-lease" | tr -d ' \n')
+    has leader-lease "$lease" '"holderIdentity":"[^"]+"'
+    start_elected b
+    wait_for "$tmp/b.err" 'controller started'
+    sleep 3
+    [[ $(leader_of "$port_b") == 0 ]] || { echo "FAIL leader-second: b leads while a holds the Lease"; failures=$((failures + 1)); }
+    # The leader writes: a TrainJob gets its JobSet, reconciled by a only.
+    run 0 apply -- apply -n "$ns" -f "$data/runtime.yaml" -f "$data/trainjob.yaml"
+    wait_jobset mnist
+    wait_for "$tmp/a.err" "$(line_re mnist)"
+    if grep -qE "$(line_re mnist)" "$tmp/b.err"; then
+      echo "FAIL leader-writer: the follower reconciled"; failures=$((failures + 1))
+    fi
+    stop_within "$pid_a" 30 && [[ $stopped_rc -ne 0 ]] && { echo "FAIL leader-stop-a: exit $stopped_rc"; failures=$((failures + 1)); }
+    wait_leader "$port_b" 1
+    wait_for "$tmp/b.err" "$(line_re mnist)"
+    stop_within "$pid_b" 30 && [[ $stopped_rc -ne 0 ]] && { echo "FAIL leader-stop-b: exit $stopped_rc"; failures=$((failures + 1)); }
+    ;;
   *) echo "unknown case $case"; exit 2 ;;
 esac
 finish
