@@ -204,13 +204,15 @@ case $case in
   leader)
     # Two controllers with --leader-elect on one Lease (in the test's namespace): one writes;
     # when it stops it releases the Lease and the other takes over.
-    start_elected() {  # start_elected NAME: background controller, its port in ${port_NAME}
+    # start_elected NAME: a background controller; its pid and metrics port in $started_pid and
+    # $started_port.
+    start_elected() {
       "$ctl" controller -n "$ns" --leader-elect --leader-election-namespace "$ns" \
         --leader-election-id "test-lease" --metrics-addr 127.0.0.1:0 >"$tmp/$1.out" 2>"$tmp/$1.err" &
-      pids+=("$!")
-      eval "pid_$1=$!"
+      started_pid=$!
+      pids+=("$started_pid")
       wait_for "$tmp/$1.err" 'serving metrics on port [0-9]+'
-      eval "port_$1=$(sed -n 's/.* serving metrics on port \([0-9]*\)$/\1/p' "$tmp/$1.err")"
+      started_port=$(sed -n 's/.* serving metrics on port \([0-9]*\)$/\1/p' "$tmp/$1.err")
     }
     leader_of() { curl -sS --max-time 10 "http://127.0.0.1:$1/metrics" | sed -n 's/^trainer_leader //p'; }
     # wait_leader PORT VALUE: until trainer_leader is VALUE, at most 40 s (a lease is 15 s).
@@ -219,10 +221,12 @@ case $case in
       echo "FAIL: trainer_leader of :$1 never became $2"; failures=$((failures + 1)); return 1
     }
     start_elected a
+    pid_a=$started_pid port_a=$started_port
     wait_leader "$port_a" 1
     lease=$(api GET "/apis/coordination.k8s.io/v1/namespaces/$ns/leases/test-lease" | tr -d ' \n')
     has leader-lease "$lease" '"holderIdentity":"[^"]+"'
     start_elected b
+    pid_b=$started_pid port_b=$started_port
     wait_for "$tmp/b.err" 'controller started'
     sleep 3
     [[ $(leader_of "$port_b") == 0 ]] || { echo "FAIL leader-second: b leads while a holds the Lease"; failures=$((failures + 1)); }
