@@ -70,9 +70,10 @@ struct Controller::Impl {
            options.reconciler.cancel.cancelled();
   }
 
-  void notify() {
+  // stop() was called: a request it cancelled is no failure.
+  bool stopped() {
     std::lock_guard<std::mutex> lock(mutex);
-    wake.notify_all();
+    return stop_requested;
   }
 
   void process(Reconciler& reconciler, detail::WorkQueue& work, const std::string& key) {
@@ -192,7 +193,7 @@ struct Controller::Impl {
 
   Result<void> run_led() {
     auto kinds = detail::watched_kinds(client, stop_token);
-    if (!kinds) return tl::unexpected(kinds.error());
+    if (!kinds) return stopped() ? Result<void>{} : tl::unexpected(kinds.error());
     ReconcilerOptions reconciler_options = options.reconciler;
     reconciler_options.cancel = reconcile_token;
     Reconciler reconciler(client, reconciler_options);
@@ -209,7 +210,7 @@ struct Controller::Impl {
       list_options.cancel = stop_token;
       list_options.all_namespaces = options.namespace_.empty();
       auto list = client.list(kinds->front().resource, options.namespace_, list_options);
-      if (!list) return tl::unexpected(list.error());
+      if (!list) return stopped() ? Result<void>{} : tl::unexpected(list.error());
       std::size_t count = 0;
       if (const auto* items = list->if_contains("items"); items && items->is_array()) {
         for (const auto& item : items->get_array()) {
@@ -276,6 +277,7 @@ Result<void> Controller::run() {
     }
   } finish{s};
 
+  if (s.stopped()) return {};
   const LeaderElection& election = s.options.leader_election;
   if (!election.enabled) {
     s.leader = true;

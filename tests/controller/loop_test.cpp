@@ -504,3 +504,55 @@ TEST_CASE("leader election settings are checked as client-go checks them") {
   CHECK_FALSE(trainer::controller::detail::validate(config));
   CHECK(trainer::controller::detail::default_identity().find('_') != std::string::npos);
 }
+
+TEST_CASE(
+    "a leader that stops renewing without releasing is replaced after the lease duration, "
+    "judged by the follower's clock") {
+  auto& server = ApiServer::shared();
+  Fixture f(server, "loop-expire");
+  trainer::controller::LeaderElection config;
+  config.enabled = true;
+  config.lease_namespace = f.ns;
+  config.lease_name = "expiring";
+  config.lease_duration = 3s;
+  config.renew_deadline = 2s;
+  config.retry_period = 500ms;
+  config.identity = "crashed";
+  // A leader that took the lease once and then vanished (no renewal, no release).
+  trainer::controller::detail::LeaderElector crashed(f.client, config);
+  REQUIRE(crashed.try_acquire_or_renew(trainer::kube::CancelToken(), 5s));
+  REQUIRE(crashed.is_leader());
+  const auto acquired_at = std::chrono::steady_clock::now();
+
+  Seen seen;
+  ControllerOptions options = options_for(f.ns, seen);
+  options.leader_election = config;
+  options.leader_election.identity = "successor";
+  Running running(f.client, options);
+  REQUIRE(wait_until([&] { return running.controller().metrics().leader; }, 15s));
+  const auto waited = std::chrono::steady_clock::now() - acquired_at;
+  CHECK(waited >= 3s);      // a full lease duration after it first saw the record
+  CHECK(waited < 3s + 2s);  // and within about two retry periods more
+  // The old leader's next renewal finds the lease taken.
+  CHECK_FALSE(crashed.try_acquire_or_renew(trainer::kube::CancelToken(), 5s));
+  CHECK_FALSE(crashed.is_leader());
+  CHECK(running.stop());
+}
+
+TEST_CASE("a stop before run makes run return at once, with success") {
+  trainer::kube::Config config;
+  config.server = "https://127.0.0.1:1";  // never contacted
+  config.token = "t";
+  auto client = Client::create(config);
+  REQUIRE(client);
+  for (bool once : {false, true}) {
+    ControllerOptions options;
+    options.once = once;
+    Controller controller(*client, options);
+    controller.stop();
+    const auto started = std::chrono::steady_clock::now();
+    CHECK(controller.run());
+    CHECK(std::chrono::steady_clock::now() - started < 1s);
+    CHECK(controller.metrics().reconciles == 0);
+  }
+}
