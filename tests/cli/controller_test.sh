@@ -182,6 +182,13 @@ case $case in
     has metrics-leader "$metrics" '^trainer_leader 1'
     code=$(curl -sS -o /dev/null -w '%{http_code}' --max-time 10 "http://127.0.0.1:$port/other")
     [[ $code == 404 ]] || { echo "FAIL metrics-404: $code"; failures=$((failures + 1)); }
+    code=$(curl -sS -o /dev/null -w '%{http_code}' --max-time 10 -X POST "http://127.0.0.1:$port/metrics")
+    [[ $code == 405 ]] || { echo "FAIL metrics-post: $code"; failures=$((failures + 1)); }
+    # A request larger than a scrape (8 KiB of headers) is not answered: the connection closes.
+    big=$(head -c 9000 /dev/zero | tr '\0' a)
+    curl -sS -o /dev/null --max-time 10 -H "X-Big: $big" "http://127.0.0.1:$port/metrics" 2>/dev/null
+    rc=$?
+    [[ $rc -eq 52 || $rc -eq 56 ]] || { echo "FAIL metrics-big-request: curl exit $rc, want 52/56 (no answer)"; failures=$((failures + 1)); }
     # A client that connects and sends nothing holds nothing: the next scrape is answered.
     exec 3<>"/dev/tcp/127.0.0.1/$port"
     code=$(curl -sS -o /dev/null -w '%{http_code}' --max-time 10 "http://127.0.0.1:$port/metrics")
