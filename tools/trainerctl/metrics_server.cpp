@@ -66,6 +66,7 @@ struct MetricsServer::Impl {
   int connections = 0;  // only touched on the io thread
   asio::io_context io{1};
   tcp::acceptor acceptor{io};
+  std::uint16_t port = 0;  // read before the thread starts: the acceptor is the io thread's
   std::thread thread;
 
   void accept();
@@ -165,6 +166,7 @@ trainer::Result<std::unique_ptr<MetricsServer>> MetricsServer::start(MetricsServ
     return trainer::fail(trainer::ErrorCode::kIo, "--metrics-addr " + impl->options.address +
                                                       ": cannot listen: " + ec.message());
   }
+  impl->port = impl->acceptor.local_endpoint(ec).port();
   impl->accept();
   Impl& running = *impl;
   impl->thread = std::thread([&running] { running.io.run(); });
@@ -179,7 +181,7 @@ MetricsServer::~MetricsServer() {
 }
 
 std::uint16_t MetricsServer::port() const {
-  return impl_->acceptor.local_endpoint().port();
+  return impl_->port;
 }
 
 }  // namespace trainerctl
