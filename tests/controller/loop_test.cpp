@@ -556,3 +556,28 @@ TEST_CASE("a stop before run makes run return at once, with success") {
     CHECK(controller.metrics().reconciles == 0);
   }
 }
+
+TEST_CASE("an event of an owned object queues its TrainJob: a deleted JobSet comes back") {
+  auto& server = ApiServer::shared();
+  Fixture f(server, "loop-owned");
+  f.create_runtime();
+  f.create_job("owner");
+  Seen seen;
+  Running running(f.client, options_for(f.ns, seen));
+  REQUIRE(wait_until([&] { return f.has_job_set("owner"); }, 60s));
+  REQUIRE(wait_until([&] { return seen.count(f.ns + "/owner") >= 1; }, 30s));
+  auto job_set = f.client.get(f.job_sets, f.ns, "owner");
+  REQUIRE(job_set);
+  const std::string old_uid(job_set->at("metadata").at("uid").as_string());
+
+  // Nothing runs the garbage collector here: the JobSet goes at once; its DELETED event (and
+  // nothing else: no resync, no TrainJob change) queues the TrainJob, which applies it again.
+  REQUIRE(f.client.remove(f.job_sets, f.ns, "owner"));
+  CHECK(wait_until(
+      [&] {
+        auto again = f.client.get(f.job_sets, f.ns, "owner");
+        return again && std::string(again->at("metadata").at("uid").as_string()) != old_uid;
+      },
+      30s));
+  CHECK(running.stop());
+}
