@@ -285,6 +285,8 @@ int main(int argc, char** argv) {
   world();  // the server and the 1,000 TrainJobs, outside every timing
   RatioReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
+  std::printf("floor HTTP version: %s\n",
+              world().floor->http_version() == CURL_HTTP_VERSION_2_0 ? "2" : "1.x");
   reporter.print_ratio("BM_Apply8NodeTorch_Client", "BM_Apply8NodeTorch_CurlFloor");
   reporter.print_ratio("BM_List1000TrainJobs_Client", "BM_List1000TrainJobs_CurlFloor");
   watch_memory();

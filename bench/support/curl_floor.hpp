@@ -21,12 +21,15 @@ class CurlFloor {
   /// Sends one request; returns the HTTP status, the body in `body`.
   long send(const char* method, const std::string& target, const std::string& content_type,
             const std::string& request_body, std::string& body);
+  /// CURL_HTTP_VERSION_* of the last answer.
+  [[nodiscard]] long http_version() const { return http_version_; }
 
  private:
   std::string server_;
   std::string auth_;
   std::string ca_pem_;
   CURL* easy_;
+  long http_version_ = 0;
 };
 
 }  // namespace bench
