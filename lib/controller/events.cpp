@@ -26,7 +26,7 @@ std::string micro_time(Clock::time_point t) {
   const auto micros =
       std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
   const std::string seconds = format_time(t);  // ...SSZ
-  char frac[16];
+  char frac[32];
   std::snprintf(frac, sizeof frac, ".%06lld",
                 static_cast<long long>(((micros % 1000000) + 1000000) % 1000000));
   return seconds.substr(0, seconds.size() - 1) + frac + "Z";
