@@ -534,3 +534,53 @@ TEST_CASE("a failed apply stops the reconcile and records the Warning event", "[
   CHECK(e.at("regarding").at("uid") == trainjob(admin, ns, "x").at("metadata").at("uid"));
   CHECK(e.at("regarding").at("kind") == "TrainJob");
 }
+
+TEST_CASE("the runtime snapshot outlives the runtime; without either the reconcile fails",
+          "[controller]") {
+  auto& server = ApiServer::shared();
+  const auto ns = trainer::testing::unique_namespace(server, "rec-snapshot");
+  auto client = client_for(admin_config(server));
+  apply_yaml(client, ns, kRuntime + "---\n" + train_job("x", "  suspend: true\n"));
+  controller::Reconciler reconciler(client);
+  reconcile_ok(reconciler, ns, "x");
+  REQUIRE(get(client, "v1", "ConfigMap", ns, "x-runtime-snapshot"));
+
+  // The runtime goes; the suspended TrainJob's JobSet is still rendered, from the snapshot.
+  REQUIRE(client.remove(resource(client, "trainer.kubeflow.org/v1alpha1", "TrainingRuntime"), ns,
+                        "torch-small"));
+  auto r = reconcile_ok(reconciler, ns, "x");
+  CHECK(r.applied == std::vector<std::string>{"jobset.jobset.x-k8s.io/x"});
+
+  // A TrainJob whose runtime does not exist (written past admission): upstream's error, and the
+  // Warning event names it.
+  REQUIRE(
+      client.create(resource(client, "trainer.kubeflow.org/v1alpha1", "TrainJob"), ns,
+                    json::parse(R"({"apiVersion":"trainer.kubeflow.org/v1alpha1","kind":"TrainJob",
+        "metadata":{"name":"orphan"},"spec":{"runtimeRef":{"name":"missing",
+        "kind":"TrainingRuntime"}}})")
+                        .as_object()));
+  auto failed = reconciler.reconcile(ns, "orphan");
+  REQUIRE_FALSE(failed);
+  const std::string expected =
+      "TrainingRuntime specified in TrainJob is not found: trainingruntimes.trainer.kubeflow.org "
+      "\"missing\" not found";
+  CHECK(failed.error().message.rfind(expected, 0) == 0);
+  CHECK_FALSE(jobset(client, ns, "orphan"));
+  CHECK_FALSE(get(client, "v1", "ConfigMap", ns, "orphan-runtime-snapshot"));
+  auto events = client.list(resource(client, "events.k8s.io/v1", "Event"), ns);
+  REQUIRE(events);
+  REQUIRE(events->at("items").as_array().size() == 1);
+  const auto& e = events->at("items").at(0);
+  CHECK(e.at("regarding").at("name") == "orphan");
+  CHECK(std::string(e.at("note").as_string()) ==
+        "TrainJob resources reconciliation failed: " + expected);
+
+  // With events off, nothing more is recorded.
+  controller::ReconcilerOptions quiet;
+  quiet.record_events = false;
+  controller::Reconciler silent(client, quiet);
+  REQUIRE_FALSE(silent.reconcile(ns, "orphan"));
+  events = client.list(resource(client, "events.k8s.io/v1", "Event"), ns);
+  REQUIRE(events);
+  CHECK(events->at("items").as_array().size() == 1);
+}
