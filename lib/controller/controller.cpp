@@ -14,6 +14,7 @@
 #include "controller/owner_key.hpp"
 #include "controller/watched_kinds.hpp"
 #include "controller/work_queue.hpp"
+#include "kube/client/cancel.hpp"
 
 #include <atomic>
 #include <condition_variable>
@@ -27,10 +28,6 @@ namespace {
 
 using Steady = std::chrono::steady_clock;
 using std::chrono::milliseconds;
-
-// How often the waiting threads look at the caller's own cancel token (ReconcilerOptions::
-// cancel), which cannot wake them.
-constexpr milliseconds kPoll{100};
 
 // controller-runtime spreads resyncs of its informers by a factor in [0.9, 1.1).
 milliseconds jittered_resync(milliseconds period) {
@@ -65,10 +62,7 @@ struct Controller::Impl {
 
   Impl(kube::Client& c, ControllerOptions o) : client(c), options(std::move(o)) {}
 
-  bool should_stop_locked() const {
-    return stop_requested || lease_lost || fatal.has_value() ||
-           options.reconciler.cancel.cancelled();
-  }
+  bool should_stop_locked() const { return stop_requested || lease_lost || fatal.has_value(); }
 
   // stop() was called: a request it cancelled is no failure.
   bool stopped() {
@@ -169,7 +163,8 @@ struct Controller::Impl {
         next_resync = now + jittered_resync(options.resync_period);
         continue;
       }
-      wake.wait_until(lock, std::min(now + kPoll, next_resync));
+      // Every change of the conditions above notifies; the bound is only a safety net.
+      wake.wait_until(lock, std::min(next_resync, now + std::chrono::seconds(1)));
     }
   }
 
@@ -277,6 +272,11 @@ Result<void> Controller::run() {
     }
   } finish{s};
 
+  // The caller's token (ReconcilerOptions::cancel) stops the run as stop() does: gracefully.
+  // The reconciles themselves get a token of the run's own, cancelled only when the shutdown
+  // timeout passes or the lease is lost.
+  const kube::detail::CancelRegistration caller_cancel(s.options.reconciler.cancel,
+                                                       [this] { stop(); });
   if (s.stopped()) return {};
   const LeaderElection& election = s.options.leader_election;
   if (!election.enabled) {

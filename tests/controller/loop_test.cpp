@@ -587,3 +587,23 @@ TEST_CASE("an event of an owned object queues its TrainJob: a deleted JobSet com
       30s));
   CHECK(running.stop());
 }
+
+TEST_CASE("cancelling the caller's token (ReconcilerOptions::cancel) stops run() as stop() does") {
+  auto& server = ApiServer::shared();
+  Fixture f(server, "loop-token");
+  f.create_runtime();
+  f.create_job("t");
+  Seen seen;
+  ControllerOptions options = options_for(f.ns, seen);
+  trainer::kube::CancelToken token;
+  options.reconciler.cancel = token;
+  Running running(f.client, options);
+  REQUIRE(wait_until([&] { return seen.count(f.ns + "/t") >= 1; }, 60s));
+  const auto cancelled_at = std::chrono::steady_clock::now();
+  token.cancel();
+  REQUIRE(wait_until([&] { return running.finished(); }, 10s));
+  CHECK(running.finished_at() - cancelled_at < 5s);
+  const auto result = running.result();
+  REQUIRE(result);
+  CHECK(*result);
+}
