@@ -15,6 +15,8 @@
 // reads: once on one connection, once on as many threads (and connections) as the controller
 // has workers. The controller also reads (the TrainJob, the runtime, the existing objects) and
 // reconciles again on the events of its own writes; the ratios show what all of that costs.
+// Besides wall time, the client side's CPU time (this process) is compared: on a shared machine
+// the wall time follows the API server's share of the cores, the CPU time much less.
 // The client's rate limiter is off (qps < 0), as the floor has none.
 //
 // Usage: bench_controller [--jobs N] [--workers W]
@@ -26,6 +28,8 @@
 #include "trainer/render.hpp"
 
 #include <boost/json/serialize.hpp>
+
+#include <sys/resource.h>
 
 #include <atomic>
 #include <chrono>
@@ -68,6 +72,17 @@ long status_kib(const char* field) {
     if (line.compare(0, key.size(), key) == 0) return std::atol(line.c_str() + key.size());
   }
   return -1;
+}
+
+// CPU time of this process (every thread), seconds: the client side's cost, which the load of
+// a shared machine changes far less than the wall time (the API server is another process).
+double cpu_seconds() {
+  rusage u{};
+  ::getrusage(RUSAGE_SELF, &u);
+  auto s = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+  };
+  return s(u.ru_utime) + s(u.ru_stime);
 }
 
 kube::Client make_client(const trainer::testing::ApiServer& server) {
@@ -217,6 +232,7 @@ double run_floor(const trainer::testing::ApiServer& server, const std::vector<Fl
 
 struct ControllerRun {
   double seconds = 0;
+  double cpu = 0;
   long rss_start_kib = 0;
   long peak_kib = 0;
   std::uint64_t reconciles = 0;
@@ -243,6 +259,7 @@ ControllerRun run_controller(kube::Client& client, const std::string& ns, int jo
   }
   ControllerRun run;
   run.rss_start_kib = status_kib("VmRSS");
+  const double cpu_start = cpu_seconds();
   const auto start = std::chrono::steady_clock::now();
   trainer::controller::Controller controller(client, std::move(options));
   std::thread loop([&] {
@@ -258,6 +275,7 @@ ControllerRun run_controller(kube::Client& client, const std::string& ns, int jo
     }
   }
   run.seconds = Seconds(std::chrono::steady_clock::now() - start).count();
+  run.cpu = cpu_seconds() - cpu_start;
   run.peak_kib = status_kib("VmHWM");
   const auto metrics = controller.metrics();
   run.reconciles = metrics.reconciles;
@@ -338,6 +356,7 @@ int main(int argc, char** argv) {
     std::string ns;
     std::vector<FloorJob> requests;
     double seconds = 0;
+    double cpu = 0;
     std::size_t writes = 0;
   };
   std::vector<Floor> floors;
@@ -354,7 +373,9 @@ int main(int argc, char** argv) {
       jobs, workers);
 
   auto floor_run = [&](Floor& f) {
+    const double cpu_start = cpu_seconds();
     f.seconds = run_floor(*server, f.requests, f.threads);
+    f.cpu = cpu_seconds() - cpu_start;
     verify(client, f.ns, jobs);
     f.requests.clear();
     f.requests.shrink_to_fit();
@@ -368,9 +389,10 @@ int main(int argc, char** argv) {
 
   std::printf(
       "controller: %.2f s until every JobSet exists and every status is written, "
-      "%.1f TrainJobs/s (%llu reconciles, %llu errors)\n",
+      "%.1f TrainJobs/s (%llu reconciles, %llu errors); client CPU %.2f s (%.2f ms per "
+      "TrainJob)\n",
       ours.seconds, jobs / ours.seconds, static_cast<unsigned long long>(ours.reconciles),
-      static_cast<unsigned long long>(ours.errors));
+      static_cast<unsigned long long>(ours.errors), ours.cpu, 1000 * ours.cpu / jobs);
   std::printf(
       "controller memory: resident at start %ld KiB, peak (VmHWM) %ld KiB, growth %ld "
       "KiB\n",
@@ -379,16 +401,16 @@ int main(int argc, char** argv) {
       "floor, bare libcurl, the applies and the status patch of each TrainJob "
       "(%zu writes each), before / after the controller:\n",
       floors[0].writes);
-  for (const int i : {0, 1}) {
-    const double mean = (floors[static_cast<std::size_t>(i)].seconds +
-                         floors[static_cast<std::size_t>(i) + 2].seconds) /
-                        2;
-    const int threads = floors[static_cast<std::size_t>(i)].threads;
+  for (const std::size_t i : {0U, 1U}) {
+    const Floor& before = floors[i];
+    const Floor& after = floors[i + 2];
+    const double mean = (before.seconds + after.seconds) / 2;
+    const double cpu = (before.cpu + after.cpu) / 2;
     std::printf(
-        "  %d connection(s): %.2f s / %.2f s (mean %.1f TrainJobs/s); ratio controller / "
-        "floor = %.2f\n",
-        threads, floors[static_cast<std::size_t>(i)].seconds,
-        floors[static_cast<std::size_t>(i) + 2].seconds, jobs / mean, ours.seconds / mean);
+        "  %d connection(s): %.2f s / %.2f s (mean %.1f TrainJobs/s, client CPU %.2f ms per "
+        "TrainJob); ratio controller / floor: time %.2f, client CPU %.2f\n",
+        before.threads, before.seconds, after.seconds, jobs / mean, 1000 * cpu / jobs,
+        ours.seconds / mean, ours.cpu / cpu);
   }
   return 0;
 }
