@@ -18,6 +18,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <map>
 #include <mutex>
 #include <random>
 #include <set>
@@ -117,25 +118,39 @@ struct Controller::Impl {
     kube::WatchOptions watch_options;
     watch_options.cancel = watch_token;
     watch_options.all_namespaces = options.namespace_.empty();
-    auto result = client.watch(
-        kind.resource, options.namespace_, watch_options, [&](const kube::WatchEvent& event) {
-          if (event.type == kube::WatchEventType::kBookmark) return true;
-          if (!kind.owned) {
-            const std::string key = detail::object_key(event.object);
-            {
-              std::lock_guard<std::mutex> lock(mutex);
-              if (event.type == kube::WatchEventType::kDeleted) {
-                known.erase(key);
-              } else {
-                known.insert(key);
-              }
-            }
-            work->add(key);
-          } else if (auto owner = detail::controller_owner_key(event.object)) {
-            work->add(*owner);
-          }
-          return true;
-        });
+    // Owned objects whose controller is a TrainJob, with that TrainJob: an update that changes
+    // or drops the controller ownerReference queues the old owner too (controller-runtime
+    // queues the owners of both the old and the new object).
+    std::map<std::string, std::string> owner_of;
+    auto result = client.watch(kind.resource, options.namespace_, watch_options,
+                               [&](const kube::WatchEvent& event) {
+                                 if (event.type == kube::WatchEventType::kBookmark) return true;
+                                 if (!kind.owned) {
+                                   const std::string key = detail::object_key(event.object);
+                                   {
+                                     std::lock_guard<std::mutex> lock(mutex);
+                                     if (event.type == kube::WatchEventType::kDeleted) {
+                                       known.erase(key);
+                                     } else {
+                                       known.insert(key);
+                                     }
+                                   }
+                                   work->add(key);
+                                   return true;
+                                 }
+                                 const std::string key = detail::object_key(event.object);
+                                 auto owner = detail::controller_owner_key(event.object);
+                                 if (auto old = owner_of.find(key); old != owner_of.end()) {
+                                   if (!owner || *owner != old->second) work->add(old->second);
+                                   owner_of.erase(old);
+                                 }
+                                 if (owner) {
+                                   work->add(*owner);
+                                   if (event.type != kube::WatchEventType::kDeleted)
+                                     owner_of.emplace(key, *owner);
+                                 }
+                                 return true;
+                               });
     if (!result && result.error().code != ErrorCode::kCancelled) {
       std::lock_guard<std::mutex> lock(mutex);
       if (!fatal) {

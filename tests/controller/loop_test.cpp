@@ -607,3 +607,34 @@ TEST_CASE("cancelling the caller's token (ReconcilerOptions::cancel) stops run()
   REQUIRE(result);
   CHECK(*result);
 }
+
+TEST_CASE("an owned object whose controller ownerReference changes queues the old owner too") {
+  auto& server = ApiServer::shared();
+  Fixture f(server, "loop-reowned");
+  f.create_runtime();
+  for (const char* name : {"first", "second"}) f.create_job(name);
+  Seen seen;
+  Running running(f.client, options_for(f.ns, seen));
+  REQUIRE(wait_until([&] { return f.job_set_names().size() == 2; }, 60s));
+  auto first = f.client.get(f.train_jobs, f.ns, "first");
+  REQUIRE(first);
+  const std::string first_uid(first->at("metadata").at("uid").as_string());
+  const Resource config_maps = need(f.client, "v1", "ConfigMap");
+  REQUIRE(f.client.create(
+      config_maps, f.ns,
+      json(
+          R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"moving","ownerReferences":[)"
+          R"({"apiVersion":"trainer.kubeflow.org/v1alpha1","kind":"TrainJob","name":"first",)"
+          R"("uid":")" +
+          first_uid + R"(","controller":true}]}})")));
+  REQUIRE(wait_until([&] { return seen.count(f.ns + "/first") >= 2; }, 30s));
+
+  // The ConfigMap loses its controller: its old owner is queued once more (after the
+  // reconciles of the earlier events have settled).
+  std::this_thread::sleep_for(1s);
+  const int before = seen.count(f.ns + "/first");
+  REQUIRE(f.client.patch(config_maps, f.ns, "moving", trainer::kube::PatchType::kMerge,
+                         R"({"metadata":{"ownerReferences":null}})"));
+  CHECK(wait_until([&] { return seen.count(f.ns + "/first") > before; }, 30s));
+  CHECK(running.stop());
+}
