@@ -16,6 +16,7 @@
 #include "controller/work_queue.hpp"
 #include "kube/client/cancel.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <map>
@@ -31,7 +32,10 @@ using Steady = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
 // controller-runtime spreads resyncs of its informers by a factor in [0.9, 1.1).
+// A period of 0 or less turns resync off (a day at a time: nothing is queued meanwhile).
 milliseconds jittered_resync(milliseconds period) {
+  if (period <= milliseconds(0)) return std::chrono::hours(24);
+  period = std::min<milliseconds>(period, std::chrono::hours(24 * 365));  // no overflow below
   thread_local std::mt19937_64 rng{std::random_device{}()};
   std::uniform_real_distribution<double> factor(0.9, 1.1);
   return milliseconds(static_cast<std::int64_t>(static_cast<double>(period.count()) * factor(rng)));
@@ -173,7 +177,9 @@ struct Controller::Impl {
       if (!options.once && now >= next_resync) {
         const std::set<std::string> keys = known;
         lock.unlock();
-        for (const auto& key : keys) work.add(key);
+        if (options.resync_period > milliseconds(0)) {
+          for (const auto& key : keys) work.add(key);
+        }
         lock.lock();
         next_resync = now + jittered_resync(options.resync_period);
         continue;
