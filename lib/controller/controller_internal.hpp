@@ -36,6 +36,8 @@ namespace detail {
 
 /// RFC 3339 UTC with seconds (`metav1.Time`), and its parser (fractions and offsets accepted).
 [[nodiscard]] std::string format_time(Clock::time_point t);
+/// `metav1.MicroTime` (Lease times, eventTime): RFC 3339 UTC with microseconds.
+[[nodiscard]] std::string micro_time(Clock::time_point t);
 [[nodiscard]] std::optional<Clock::time_point> parse_time(std::string_view text);
 
 /// RFC 7386 merge patch that turns `from` into `to` (what controller-runtime's

@@ -21,17 +21,6 @@ namespace json = boost::json;
 constexpr std::string_view kReportingController = "trainer-controller";
 constexpr std::size_t kMaxErrorBytes = 950;
 
-// `metav1.MicroTime`: RFC 3339 UTC with microseconds.
-std::string micro_time(Clock::time_point t) {
-  const auto micros =
-      std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
-  const std::string seconds = format_time(t);  // ...SSZ
-  char frac[32];
-  std::snprintf(frac, sizeof frac, ".%06lld",
-                static_cast<long long>(((micros % 1000000) + 1000000) % 1000000));
-  return seconds.substr(0, seconds.size() - 1) + frac + "Z";
-}
-
 std::string hostname() {
   std::array<char, 256> host{};
   if (gethostname(host.data(), host.size() - 1) != 0) return "unknown";

@@ -2,6 +2,7 @@
 #include "controller/leader_election.hpp"
 
 #include "api/json_path.hpp"
+#include "controller/controller_internal.hpp"
 #include "kube/client/cancellable_wait.hpp"
 #include "trainer/render.hpp"
 
@@ -24,21 +25,8 @@ using Steady = std::chrono::steady_clock;
 // client-go's JitterFactor for the acquire loop.
 constexpr double kJitterFactor = 1.2;
 
-// metav1.MicroTime as the API server writes it: RFC 3339 UTC with microseconds.
 std::string micro_time_now() {
-  const auto now = std::chrono::system_clock::now();
-  const auto seconds = std::chrono::system_clock::to_time_t(now);
-  const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
-                          now.time_since_epoch() - std::chrono::seconds(seconds))
-                          .count();
-  std::tm tm{};
-  gmtime_r(&seconds, &tm);
-  std::array<char, 32> date{};
-  std::strftime(date.data(), date.size(), "%Y-%m-%dT%H:%M:%S", &tm);
-  std::array<char, 48> text{};
-  std::snprintf(text.data(), text.size(), "%s.%06lldZ", date.data(),
-                static_cast<long long>(micros));
-  return text.data();
+  return micro_time(std::chrono::system_clock::now());
 }
 
 std::int64_t whole_seconds(std::chrono::milliseconds d) {

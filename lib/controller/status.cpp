@@ -12,6 +12,8 @@
 #include <boost/json/array.hpp>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <limits>
 #include <utility>
 
@@ -133,6 +135,16 @@ bool detail::is_finished(const TrainJob& job) {
 
 std::string detail::format_time(Clock::time_point t) {
   return local::detail::rfc3339(t);
+}
+
+std::string detail::micro_time(Clock::time_point t) {
+  const auto micros =
+      std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
+  const std::string seconds = format_time(t);  // ...SSZ
+  char frac[32];
+  std::snprintf(frac, sizeof frac, ".%06lld",
+                static_cast<long long>(((micros % 1000000) + 1000000) % 1000000));
+  return seconds.substr(0, seconds.size() - 1) + frac + "Z";
 }
 
 std::optional<Clock::time_point> detail::parse_time(std::string_view text) {
