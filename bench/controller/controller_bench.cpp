@@ -21,6 +21,7 @@
 //
 // Usage: bench_controller [--jobs N] [--workers W]
 #include "curl_floor.hpp"
+#include "process_status.hpp"
 #include "support/api_server.hpp"
 #include "trainer/codec.hpp"
 #include "trainer/controller.hpp"
@@ -62,16 +63,6 @@ std::string read_file(const std::string& path) {
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
-}
-
-long status_kib(const char* field) {
-  std::ifstream in("/proc/self/status");
-  std::string line;
-  const std::string key = std::string(field) + ":";
-  while (std::getline(in, line)) {
-    if (line.compare(0, key.size(), key) == 0) return std::atol(line.c_str() + key.size());
-  }
-  return -1;
 }
 
 // CPU time of this process (every thread), seconds: the client side's cost, which the load of
@@ -258,7 +249,7 @@ ControllerRun run_controller(kube::Client& client, const std::string& ns, int jo
     reset << "5";  // VmHWM := the current resident size
   }
   ControllerRun run;
-  run.rss_start_kib = status_kib("VmRSS");
+  run.rss_start_kib = bench::status_kib("VmRSS");
   const double cpu_start = cpu_seconds();
   const auto start = std::chrono::steady_clock::now();
   trainer::controller::Controller controller(client, std::move(options));
@@ -276,7 +267,7 @@ ControllerRun run_controller(kube::Client& client, const std::string& ns, int jo
   }
   run.seconds = Seconds(std::chrono::steady_clock::now() - start).count();
   run.cpu = cpu_seconds() - cpu_start;
-  run.peak_kib = status_kib("VmHWM");
+  run.peak_kib = bench::status_kib("VmHWM");
   const auto metrics = controller.metrics();
   run.reconciles = metrics.reconciles;
   run.errors = metrics.errors;

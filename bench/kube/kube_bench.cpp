@@ -11,6 +11,7 @@
 // Target (issue 11): ours within 1.15x of the floor. The client's rate limiter is off here
 // (qps < 0), as the floor has none; with client-go's default 5 QPS it would be the bottleneck.
 #include "curl_floor.hpp"
+#include "process_status.hpp"
 #include "support/api_server.hpp"
 #include "trainer/codec.hpp"
 #include "trainer/kube.hpp"
@@ -217,16 +218,6 @@ class RatioReporter : public benchmark::ConsoleReporter {
   std::map<std::string, double> times_;
 };
 
-long status_kib(const char* field) {
-  std::ifstream in("/proc/self/status");
-  std::string line;
-  const std::string key = std::string(field) + ":";
-  while (std::getline(in, line)) {
-    if (line.compare(0, key.size(), key) == 0) return std::atol(line.c_str() + key.size());
-  }
-  return -1;
-}
-
 // Peak memory while one client watches 10,000 MODIFIED events of 1,000 TrainJobs, written by
 // four writer threads through a second client.
 void watch_memory() {
@@ -239,7 +230,7 @@ void watch_memory() {
     std::ofstream reset("/proc/self/clear_refs");
     reset << "5";  // resets VmHWM to the current resident size
   }
-  const long rss_start = status_kib("VmRSS");
+  const long rss_start = bench::status_kib("VmRSS");
   std::atomic<int> seen{0};
   trainer::kube::WatchOptions options;
   options.resource_version = rv;
@@ -269,7 +260,7 @@ void watch_memory() {
   }
   for (auto& t : writers) t.join();
   watcher.join();
-  const long peak = status_kib("VmHWM");
+  const long peak = bench::status_kib("VmHWM");
   std::printf(
       "watch: %d events, resident at start %ld KiB, peak %ld KiB, growth %ld KiB "
       "(%.0f bytes per event)\n",

@@ -103,4 +103,16 @@ namespace trainer::detail {
   return std::nullopt;
 }
 
+/// `metadata.name` of a Kubernetes object, "" when it has none.
+[[nodiscard]] inline std::string object_name(const boost::json::object& obj) {
+  const auto* meta = find_object(obj, "metadata");
+  return meta != nullptr ? find_string(*meta, "name").value_or("") : "";
+}
+
+/// `metadata.namespace` of a Kubernetes object, "" when it has none.
+[[nodiscard]] inline std::string object_namespace(const boost::json::object& obj) {
+  const auto* meta = find_object(obj, "metadata");
+  return meta != nullptr ? find_string(*meta, "namespace").value_or("") : "";
+}
+
 }  // namespace trainer::detail

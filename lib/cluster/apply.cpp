@@ -42,16 +42,6 @@ Result<std::vector<json::object>> flatten(const std::vector<json::value>& docume
   return out;
 }
 
-std::string name_of(const json::object& object) {
-  const auto* meta = find_object(object, "metadata");
-  return meta != nullptr ? find_string(*meta, "name").value_or("") : "";
-}
-
-std::string namespace_of(const json::object& object) {
-  const auto* meta = find_object(object, "metadata");
-  return meta != nullptr ? find_string(*meta, "namespace").value_or("") : "";
-}
-
 TrainerKind kind_of(const json::object& object) {
   return trainer_kind(find_string(object, "apiVersion").value_or(""),
                       find_string(object, "kind").value_or(""));
@@ -62,8 +52,10 @@ TrainerKind kind_of(const json::object& object) {
 bool holds_runtime(const std::vector<json::object>& objects, TrainerKind kind,
                    const std::string& name, const std::string& ns) {
   for (const auto& object : objects) {
-    if (kind_of(object) != kind || name_of(object) != name) continue;
-    if (kind == TrainerKind::kClusterTrainingRuntime || namespace_of(object) == ns) return true;
+    if (kind_of(object) != kind || trainer::detail::object_name(object) != name) continue;
+    if (kind == TrainerKind::kClusterTrainingRuntime ||
+        trainer::detail::object_namespace(object) == ns)
+      return true;
   }
   return false;
 }
@@ -90,7 +82,8 @@ Result<std::vector<json::value>> cluster_runtimes(kube::Client& client,
     if (name.empty() || (kind_text != "TrainingRuntime" && kind_text != "ClusterTrainingRuntime")) {
       continue;
     }
-    const std::string ns = kind == Kind::kTrainingRuntime ? namespace_of(object) : "";
+    const std::string ns =
+        kind == Kind::kTrainingRuntime ? trainer::detail::object_namespace(object) : "";
     const TrainerKind trainer_kind = kind == Kind::kTrainingRuntime
                                          ? TrainerKind::kTrainingRuntime
                                          : TrainerKind::kClusterTrainingRuntime;
@@ -124,7 +117,7 @@ Result<std::vector<AppliedObject>> apply(kube::Client& client,
   // without a namespace get the effective one before admission, so admission and the
   // server see the same object.
   for (auto& object : *objects) {
-    const std::string object_ns = namespace_of(object);
+    const std::string object_ns = trainer::detail::object_namespace(object);
     if (!options.namespace_.empty() && !object_ns.empty() && object_ns != options.namespace_) {
       return fail(ErrorCode::kInvalidArgument,
                   "the namespace from the provided object \"" + object_ns +
@@ -170,7 +163,7 @@ Result<std::vector<AppliedObject>> apply(kube::Client& client,
       return fail(ErrorCode::kInvalid, "an object has no apiVersion or kind");
     }
     const auto* meta = find_object(object, "metadata");
-    if (name_of(object).empty()) {
+    if (trainer::detail::object_name(object).empty()) {
       if (meta != nullptr && find_string(*meta, "generateName")) {
         return fail(ErrorCode::kInvalid, "from " + *find_string(*meta, "generateName") +
                                              ": cannot use generate name with apply");
@@ -188,12 +181,13 @@ Result<std::vector<AppliedObject>> apply(kube::Client& client,
     const auto& resource = resources[i];
     std::string object_ns;
     if (resource.namespaced) {
-      object_ns = namespace_of(object);
+      object_ns = trainer::detail::object_namespace(object);
       if (object_ns.empty()) object_ns = ns;
     }
     auto result = client.apply(resource, object_ns, object, apply_options);
     if (!result) return tl::unexpected(std::move(result.error()));
-    applied.push_back({resource.kind_group() + "/" + name_of(object), std::move(*result)});
+    applied.push_back(
+        {resource.kind_group() + "/" + trainer::detail::object_name(object), std::move(*result)});
     if (options.on_applied) options.on_applied(applied.back());
   }
   return applied;

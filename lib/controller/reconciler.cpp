@@ -90,16 +90,6 @@ class ClusterLookup {
   std::optional<Error> error_;
 };
 
-std::string name_of(const json::object& object) {
-  const auto* meta = find_object(object, "metadata");
-  return meta != nullptr ? find_string(*meta, "name").value_or("") : "";
-}
-
-std::string namespace_of(const json::object& object) {
-  const auto* meta = find_object(object, "metadata");
-  return meta != nullptr ? find_string(*meta, "namespace").value_or("") : "";
-}
-
 json::value status_json(const TrainJobStatus& status) {
   TrainJob carrier;
   carrier.status = status;
@@ -193,13 +183,15 @@ struct Reconciler::Impl {
       if (!resource) return tl::unexpected(std::move(resource.error()));
       std::string object_ns;
       if (resource->namespaced) {
-        object_ns = namespace_of(*object);
+        object_ns = trainer::detail::object_namespace(*object);
         if (object_ns.empty()) object_ns = ns;
       }
       auto answer = client.apply(*resource, object_ns, *object, apply);
       if (!answer) return tl::unexpected(std::move(answer.error()));
-      result.applied.push_back(resource->kind_group() + "/" + name_of(*object));
-      if (api_version == kJobSetApiVersion && kind == kJobSetKind && name_of(*object) == name) {
+      result.applied.push_back(resource->kind_group() + "/" +
+                               trainer::detail::object_name(*object));
+      if (api_version == kJobSetApiVersion && kind == kJobSetKind &&
+          trainer::detail::object_name(*object) == name) {
         applied_jobset = std::move(*answer);
       }
     }
