@@ -112,11 +112,12 @@ trainjob.trainer.kubeflow.org/mnist serverside-applied"
     sed 's/torch-small/nowhere/; s/name: mnist/name: unchecked/' "$data/trainjob.yaml" >"$tmp/elsewhere.yaml"
     run 0 apply-unknown-runtime -- apply -n "$ns" -f "$tmp/elsewhere.yaml" &&
       has apply-unknown-runtime "$err" 'references TrainingRuntime "nowhere" in namespace "'"$ns"'", which is neither among the inputs nor in the cluster: the TrainJob was not checked against it'
-    # A built-in runtime the cluster lacks: the warning says to install it there.
-    sed 's/kind: TrainingRuntime/kind: ClusterTrainingRuntime/; s/name: torch-small/name: torch-distributed/; s/name: mnist/name: builtin/' \
+    # A built-in runtime the cluster lacks: the warning says to install it there. (No other
+    # test installs xgboost-distributed; ClusterTrainingRuntimes are shared by every test.)
+    sed 's/kind: TrainingRuntime/kind: ClusterTrainingRuntime/; s/name: torch-small/name: xgboost-distributed/; s/name: mnist/name: builtin/' \
       "$data/trainjob.yaml" >"$tmp/builtin.yaml"
     run 0 apply-builtin-runtime -- apply -n "$ns" -f "$tmp/builtin.yaml" &&
-      has apply-builtin-runtime "$err" 'is a built-in ClusterTrainingRuntime of libtrainer: install it in the cluster first (`trainerctl runtimes torch-distributed` prints it)'
+      has apply-builtin-runtime "$err" 'is a built-in ClusterTrainingRuntime of libtrainer: install it in the cluster first (`trainerctl runtimes xgboost-distributed` prints it)'
     # -n and an object of another namespace: refused before anything is sent.
     sed "s/^  name: mnist/  name: mnist\n  namespace: elsewhere/" "$data/trainjob.yaml" >"$tmp/other-ns.yaml"
     run 1 apply-other-namespace -- apply -n "$ns" -f "$tmp/other-ns.yaml" &&
