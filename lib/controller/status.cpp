@@ -4,9 +4,8 @@
 // apimachinery's `meta.SetStatusCondition`, the Suspended/Resumed condition, the JobSet status
 // copy and `activeDeadlineSeconds`. No I/O: the reconciler feeds the JobSet it read.
 #include "api/json_path.hpp"
+#include "api/time_text.hpp"
 #include "controller/controller_internal.hpp"
-#include "kube/client/exec_credential.hpp"
-#include "local/lifecycle.hpp"
 #include "trainer/controller.hpp"
 
 #include <boost/json/array.hpp>
@@ -134,21 +133,15 @@ bool detail::is_finished(const TrainJob& job) {
 }
 
 std::string detail::format_time(Clock::time_point t) {
-  return local::detail::rfc3339(t);
+  return trainer::detail::format_rfc3339(t);
 }
 
 std::string detail::micro_time(Clock::time_point t) {
-  const auto micros =
-      std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
-  const std::string seconds = format_time(t);  // ...SSZ
-  char frac[32];
-  std::snprintf(frac, sizeof frac, ".%06lld",
-                static_cast<long long>(((micros % 1000000) + 1000000) % 1000000));
-  return seconds.substr(0, seconds.size() - 1) + frac + "Z";
+  return trainer::detail::format_rfc3339_micro(t);
 }
 
 std::optional<Clock::time_point> detail::parse_time(std::string_view text) {
-  return kube::detail::parse_rfc3339(text);
+  return trainer::detail::parse_rfc3339(text);
 }
 
 DerivedStatus derive_status(const TrainJob& job, const json::object* jobset,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The one place where a render's outside inputs come from the machine (randomness, the clock,
 // OpenSSL's key generation); the pipeline itself only ever sees them through RenderContext.
+#include "api/time_text.hpp"
 #include "trainer/render.hpp"
 #include "trainer/ssh.hpp"
 
@@ -31,14 +32,7 @@ std::string random_uuid() {
 RenderContext system_render_context(std::string uid) {
   RenderContext ctx;
   ctx.train_job_uid = uid.empty() ? random_uuid() : std::move(uid);
-  ctx.now = [] {
-    const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-    std::tm utc{};
-    gmtime_r(&t, &utc);
-    char text[32];
-    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-    return std::string(text);
-  };
+  ctx.now = [] { return detail::format_rfc3339(std::chrono::system_clock::now()); };
   ctx.generate_ssh_key = [] { return generate_ssh_key_pair(); };
   return ctx;
 }

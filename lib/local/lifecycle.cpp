@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "local/lifecycle.hpp"
 
+#include "api/time_text.hpp"
+
 #include <boost/json.hpp>
 
 #include <algorithm>
@@ -38,12 +40,7 @@ bool contains(const std::vector<std::string>& list, const std::string& s) {
 }  // namespace
 
 std::string rfc3339(Clock::time_point t) {
-  const std::time_t secs = Clock::to_time_t(t);
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
+  return trainer::detail::format_rfc3339(t);
 }
 
 Lifecycle::Lifecycle(Plan plan, Clock::time_point now)

@@ -3,6 +3,7 @@
 // The Authenticator (lib/kube/client/auth.cpp) and the exec credential plugin runner, with
 // small shell-script plugins written into a temp folder; no server needed.
 #include "kube/client/auth.hpp"
+#include "api/time_text.hpp"
 #include "kube/client/exec_credential.hpp"
 #include "temp_dir.hpp"
 
@@ -381,7 +382,7 @@ TEST_CASE("exec plugin failures read as client-go's", "[kube][auth]") {
 }
 
 TEST_CASE("RFC 3339 time stamps", "[kube][auth]") {
-  using trainer::kube::detail::parse_rfc3339;
+  using trainer::detail::parse_rfc3339;
   const auto epoch = [](std::string_view text) {
     auto t = parse_rfc3339(text);
     REQUIRE(t);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "kube/client/exec_credential.hpp"
 
+#include "api/time_text.hpp"
+
 #include "kube/client/exec_process.hpp"
 #include "ssh/base64.hpp"
 #include "trainer/codec.hpp"
@@ -97,66 +99,6 @@ std::string exec_info_json(const Config& config, bool interactive) {
   return boost::json::serialize(info);
 }
 
-std::optional<std::chrono::system_clock::time_point> parse_rfc3339(std::string_view text) {
-  // YYYY-MM-DDTHH:MM:SS[.frac](Z|+HH:MM|-HH:MM)
-  const auto digits = [&](std::size_t pos, std::size_t n, int& out) {
-    if (pos + n > text.size()) return false;
-    out = 0;
-    for (std::size_t i = pos; i < pos + n; ++i) {
-      if (text[i] < '0' || text[i] > '9') return false;
-      out = out * 10 + (text[i] - '0');
-    }
-    return true;
-  };
-  int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
-  if (!digits(0, 4, year) || text.size() < 20 || text[4] != '-' || !digits(5, 2, month) ||
-      text[7] != '-' || !digits(8, 2, day) || (text[10] != 'T' && text[10] != 't') ||
-      !digits(11, 2, hour) || text[13] != ':' || !digits(14, 2, minute) || text[16] != ':' ||
-      !digits(17, 2, second)) {
-    return std::nullopt;
-  }
-  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) {
-    return std::nullopt;
-  }
-  std::size_t pos = 19;
-  long long nanos = 0;
-  if (text[pos] == '.') {
-    ++pos;
-    int count = 0;
-    while (pos < text.size() && text[pos] >= '0' && text[pos] <= '9') {
-      if (count < 9) nanos = nanos * 10 + (text[pos] - '0');
-      ++count;
-      ++pos;
-    }
-    if (count == 0) return std::nullopt;
-    for (int i = count; i < 9; ++i) nanos *= 10;
-  }
-  int offset_seconds = 0;
-  if (pos < text.size() && (text[pos] == 'Z' || text[pos] == 'z') && pos + 1 == text.size()) {
-    // UTC
-  } else if (pos + 6 == text.size() && (text[pos] == '+' || text[pos] == '-')) {
-    int oh = 0, om = 0;
-    if (!digits(pos + 1, 2, oh) || text[pos + 3] != ':' || !digits(pos + 4, 2, om) || oh > 23 ||
-        om > 59) {
-      return std::nullopt;
-    }
-    offset_seconds = (oh * 3600 + om * 60) * (text[pos] == '-' ? -1 : 1);
-  } else {
-    return std::nullopt;
-  }
-  std::tm tm{};
-  tm.tm_year = year - 1900;
-  tm.tm_mon = month - 1;
-  tm.tm_mday = day;
-  tm.tm_hour = hour;
-  tm.tm_min = minute;
-  tm.tm_sec = second;
-  const std::time_t t = ::timegm(&tm);
-  return std::chrono::system_clock::from_time_t(t - offset_seconds) +
-         std::chrono::duration_cast<std::chrono::system_clock::duration>(
-             std::chrono::nanoseconds(nanos));
-}
-
 Result<ExecCredential> parse_exec_credential(std::string_view text,
                                              const std::string& api_version) {
   const auto fail_auth = [](std::string message) {
@@ -201,7 +143,7 @@ Result<ExecCredential> parse_exec_credential(std::string_view text,
   }
   const std::string expiry = str(status, "expirationTimestamp");
   if (!expiry.empty()) {
-    cred.expiry = parse_rfc3339(expiry);
+    cred.expiry = trainer::detail::parse_rfc3339(expiry);
     if (!cred.expiry) {
       return fail_auth("decoding stdout: parsing time \"" + expiry +
                        "\" as \"2006-01-02T15:04:05Z07:00\": not RFC 3339");

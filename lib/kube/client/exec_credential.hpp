@@ -29,10 +29,6 @@ struct ExecCredential {
 [[nodiscard]] Result<ExecCredential> parse_exec_credential(std::string_view text,
                                                            const std::string& api_version);
 
-/// RFC 3339 (`2018-03-05T17:30:20-08:00`, fractional seconds allowed) as a time point.
-[[nodiscard]] std::optional<std::chrono::system_clock::time_point> parse_rfc3339(
-    std::string_view text);
-
 /// Runs `config.exec` once. Errors have client-go's text without the `getting credentials: `
 /// prefix (`exec: executable x not found ...`, `exec: executable x failed with exit code 1`);
 /// codes kTimeout (after `timeout`, the process killed), kCancelled, else kUnauthorized.
