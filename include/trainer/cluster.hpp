@@ -36,6 +36,16 @@ enum class Kind { kTrainJob, kTrainingRuntime, kClusterTrainingRuntime };
 
 struct AppliedObject;
 
+/// The objects of parsed documents (e.g. `parse_documents`) in order, a `v1` `List` replaced by
+/// its items, as kubectl reads files; `kInvalid` for a document or item that is not an object.
+[[nodiscard]] Result<std::vector<boost::json::object>> objects_of(
+    const std::vector<boost::json::value>& documents);
+/// kubectl's rule for `-n`: `kInvalidArgument` (`the namespace from the provided object "a" does
+/// not match the namespace "b". You must pass '--namespace=a' to perform this operation.`) when
+/// `object` names another namespace than a non-empty `explicit_ns`.
+[[nodiscard]] Result<void> check_namespace(const boost::json::object& object,
+                                           std::string_view explicit_ns);
+
 struct ApplyOptions : kube::CallOptions {
   std::string field_manager = "trainerctl";
   bool dry_run = false;  ///< server dry run (`dryRun=All`)

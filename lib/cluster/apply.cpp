@@ -20,28 +20,6 @@ namespace json = boost::json;
 using trainer::detail::find_object;
 using trainer::detail::find_string;
 
-// The objects of `documents`, a `v1` `List` replaced by its items (as kubectl and `admit` read
-// it).
-Result<std::vector<json::object>> flatten(const std::vector<json::value>& documents) {
-  std::vector<json::object> out;
-  for (const auto& doc : documents) {
-    const auto* object = doc.if_object();
-    if (object == nullptr) return fail(ErrorCode::kInvalid, "a document is not an object");
-    if (find_string(*object, "apiVersion").value_or("") == "v1" &&
-        find_string(*object, "kind").value_or("") == "List") {
-      const auto* items = trainer::detail::find_array(*object, "items");
-      if (items == nullptr) continue;
-      for (const auto& item : *items) {
-        if (!item.is_object()) return fail(ErrorCode::kInvalid, "a List item is not an object");
-        out.push_back(item.get_object());
-      }
-      continue;
-    }
-    out.push_back(*object);
-  }
-  return out;
-}
-
 TrainerKind kind_of(const json::object& object) {
   return trainer_kind(find_string(object, "apiVersion").value_or(""),
                       find_string(object, "kind").value_or(""));
@@ -107,7 +85,7 @@ Result<std::vector<json::value>> cluster_runtimes(kube::Client& client,
 Result<std::vector<AppliedObject>> apply(kube::Client& client,
                                          const std::vector<boost::json::value>& documents,
                                          const ApplyOptions& options) {
-  auto objects = flatten(documents);
+  auto objects = objects_of(documents);
   if (!objects) return tl::unexpected(std::move(objects.error()));
   const std::string& ns =
       options.namespace_.empty() ? client.default_namespace() : options.namespace_;
@@ -117,14 +95,10 @@ Result<std::vector<AppliedObject>> apply(kube::Client& client,
   // without a namespace get the effective one before admission, so admission and the
   // server see the same object.
   for (auto& object : *objects) {
-    const std::string object_ns = trainer::detail::object_namespace(object);
-    if (!options.namespace_.empty() && !object_ns.empty() && object_ns != options.namespace_) {
-      return fail(ErrorCode::kInvalidArgument,
-                  "the namespace from the provided object \"" + object_ns +
-                      "\" does not match the namespace \"" + options.namespace_ +
-                      "\". You must pass '--namespace=" + object_ns +
-                      "' to perform this operation.");
+    if (auto checked = check_namespace(object, options.namespace_); !checked) {
+      return tl::unexpected(std::move(checked.error()));
     }
+    const std::string object_ns = trainer::detail::object_namespace(object);
     const TrainerKind kind = kind_of(object);
     if (object_ns.empty() &&
         (kind == TrainerKind::kTrainJob || kind == TrainerKind::kTrainingRuntime)) {

@@ -272,6 +272,10 @@ mnist   Complete   AGE"
     run 1 delete-again -- delete trainjob mnist -n "$ns" &&
       has delete-again "$err" 'Error from server (NotFound): trainjobs.trainer.kubeflow.org "mnist" not found'
     apply_job delete-reapply
+    # -n and a file naming another namespace: refused before anything is deleted (kubectl).
+    sed "s/^  name: mnist/  name: mnist\n  namespace: elsewhere/" "$data/trainjob.yaml" >"$tmp/other-ns.yaml"
+    run 1 delete-other-namespace -- delete -n "$ns" -f "$data/runtime.yaml" -f "$tmp/other-ns.yaml" &&
+      same delete-other-namespace "$err" "error: the namespace from the provided object \"elsewhere\" does not match the namespace \"$ns\". You must pass '--namespace=elsewhere' to perform this operation."
     run 0 delete-files -- delete -n "$ns" -f "$data/runtime.yaml" -f "$data/trainjob.yaml" &&
       same delete-files "$out" "trainingruntime.trainer.kubeflow.org \"torch-small\" deleted from $ns namespace
 trainjob.trainer.kubeflow.org \"mnist\" deleted from $ns namespace"

@@ -85,22 +85,17 @@ int run_delete(const Parsed& args) {
     deleter.remove(*resource, ns, positional[1]);
     return deleter.failures == 0 ? kExitOk : kExitFailed;
   }
-  // Every object of the files (a v1 List by its items), each in its own namespace or -n's.
-  std::vector<json::object> objects;
-  for (const auto& doc : docs) {
-    if (!doc.is_object()) continue;
-    const auto& object = doc.get_object();
-    if (text_at(object, "apiVersion") == "v1" && text_at(object, "kind") == "List") {
-      if (const auto* items = object.if_contains("items"); items != nullptr && items->is_array()) {
-        for (const auto& item : items->get_array()) {
-          if (item.is_object()) objects.push_back(item.get_object());
-        }
-      }
-      continue;
+  // Every object of the files (a v1 List by its items), each in its own namespace or -n's; with
+  // an explicit -n, an object of another namespace is refused before anything is deleted.
+  auto objects = cluster::objects_of(docs);
+  if (!objects) return report_cluster_error(objects.error());
+  const std::string explicit_ns = args.value("namespace");
+  for (const auto& object : *objects) {
+    if (auto checked = cluster::check_namespace(object, explicit_ns); !checked) {
+      return report_cluster_error(checked.error());
     }
-    objects.push_back(object);
   }
-  for (const auto& object : objects) {
+  for (const auto& object : *objects) {
     auto resource = client->resource_for(text_at(object, "apiVersion"), text_at(object, "kind"));
     if (!resource) {
       report_cluster_error(resource.error());
