@@ -76,6 +76,7 @@ TEST_CASE("GET /version over TLS with the configured CA and token", "[transport]
     auto response = (*transport)->send(get("/version"));
     REQUIRE(response.has_value());
     CHECK(response->status == 200);
+    CHECK(response->http_version == 2);  // the API server offers HTTP/2 (ALPN h2)
     CHECK(response->body.find("\"gitVersion\"") != std::string::npos);
   }
   // The token is sent: listing namespaces needs it.
@@ -152,4 +153,33 @@ TEST_CASE("a client certificate identifies the user", "[transport][tls]") {
   // Authenticated as jane (not anonymous), who may not list namespaces.
   CHECK(response->status == 403);
   CHECK(response->body.find("User \\\"jane\\\"") != std::string::npos);
+}
+
+TEST_CASE("an answer over 128 KiB comes gzipped and is decoded", "[transport][tls]") {
+  auto& server = ApiServer::shared();
+  const std::string ns = trainer::testing::unique_namespace(server, "gzip");
+  auto transport = Transport::create(admin_config(server), ClientOptions{});
+  REQUIRE(transport.has_value());
+  // 24 ConfigMaps of 8 KiB each: the list is about 200 KiB, over the server's gzip threshold.
+  const std::string data(8192, 'x');
+  for (int i = 0; i < 24; ++i) {
+    HttpRequest create;
+    create.method = "POST";
+    create.target = "/api/v1/namespaces/" + ns + "/configmaps";
+    create.headers.emplace_back("Content-Type", "application/json");
+    create.body = R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm-)" +
+                  std::to_string(i) + R"("},"data":{"blob":")" + data + "\"}}";
+    auto created = (*transport)->send(create);
+    REQUIRE(created.has_value());
+    REQUIRE(created->status == 201);
+  }
+  auto response = (*transport)->send(get("/api/v1/namespaces/" + ns + "/configmaps"));
+  REQUIRE(response.has_value());
+  CHECK(response->status == 200);
+  const std::string* encoding = response->header("content-encoding");
+  REQUIRE(encoding != nullptr);
+  CHECK(*encoding == "gzip");
+  // The body is the decoded JSON: every ConfigMap with its data.
+  CHECK(response->body.size() > 24 * data.size());
+  CHECK(response->body.find("\"name\":\"cm-23\"") != std::string::npos);
 }

@@ -258,6 +258,9 @@ AttemptResult run_attempt(CURLM* multi, const TransferSettings& settings,
     } else if (*done == CURLE_OK || (*done == CURLE_WRITE_ERROR && exchange.response.stopped)) {
       result.outcome = AttemptResult::Outcome::kResponse;
       curl_easy_getinfo(easy.get(), CURLINFO_RESPONSE_CODE, &exchange.response.status);
+      long version = 0;
+      curl_easy_getinfo(easy.get(), CURLINFO_HTTP_VERSION, &version);
+      exchange.response.http_version = version == CURL_HTTP_VERSION_2_0 ? 2 : 1;
       result.response = std::move(exchange.response);
     } else {
       result.outcome = AttemptResult::Outcome::kFailed;

@@ -46,6 +46,8 @@ struct HttpResponse {
   std::string body;
   /// True when `on_data` stopped the transfer.
   bool stopped = false;
+  /// The HTTP version the answer came in: 2 (HTTP/2 over TLS where the server offers it) or 1.
+  int http_version = 1;
 
   [[nodiscard]] const std::string* header(std::string_view lowercase_name) const;
 };
