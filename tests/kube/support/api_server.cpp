@@ -151,6 +151,13 @@ std::unique_ptr<ApiServer> ApiServer::start_private(const std::string& extra_arg
   if (::mkdtemp(templ.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
   std::unique_ptr<ApiServer> server(new ApiServer(templ, true, extra_args));
   server->start();
+  // The destructor stops the server; a watchdog stops it too when this process dies without
+  // running destructors (killed by a CTest timeout), so no server outlives its test.
+  const std::string stop = q(kube_test_env_dir() + "/stop-apiserver") + " " + q(templ) + " --purge";
+  run_or_die("setsid sh -c " +
+             q("while kill -0 " + std::to_string(::getpid()) + " 2>/dev/null; do sleep 1; done; " +
+               "[ -d " + q(templ) + " ] && " + stop) +
+             " </dev/null >/dev/null 2>&1 &");
   return server;
 }
 
