@@ -9,6 +9,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "c_check.h"
+#include "c_cluster_fixtures.h"
 #include "trainer.h"
 
 #include <pthread.h>
@@ -18,30 +19,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-#define RUNTIME_YAML                                                       \
-  "apiVersion: trainer.kubeflow.org/v1alpha1\n"                            \
-  "kind: TrainingRuntime\n"                                                \
-  "metadata:\n"                                                            \
-  "  name: torch-rt\n"                                                     \
-  "spec:\n"                                                                \
-  "  mlPolicy:\n"                                                          \
-  "    numNodes: 1\n"                                                      \
-  "    torch: {}\n"                                                        \
-  "  template:\n"                                                          \
-  "    spec:\n"                                                            \
-  "      replicatedJobs:\n"                                                \
-  "        - name: node\n"                                                 \
-  "          template:\n"                                                  \
-  "            metadata:\n"                                                \
-  "              labels:\n"                                                \
-  "                trainer.kubeflow.org/trainjob-ancestor-step: trainer\n" \
-  "            spec:\n"                                                    \
-  "              template:\n"                                              \
-  "                spec:\n"                                                \
-  "                  containers:\n"                                        \
-  "                    - name: node\n"                                     \
-  "                      image: pytorch:2.5\n"
 
 #define TRAINJOB_YAML(name, nodes, procs)       \
   "apiVersion: trainer.kubeflow.org/v1alpha1\n" \

@@ -5,6 +5,7 @@
 // (suspend/resume, the JobSet copy, the deadline, finished TrainJobs, managedBy, the Warning
 // event of a failed apply, no write when nothing changed).
 #include "support/api_server.hpp"
+#include "support/cluster_data.hpp"
 #include "trainer/cluster.hpp"
 #include "trainer/codec.hpp"
 #include "trainer/controller.hpp"
@@ -138,35 +139,10 @@ std::vector<std::string> conditions(const json::object& job) {
   return out;
 }
 
-const std::string kRuntime = R"(apiVersion: trainer.kubeflow.org/v1alpha1
-kind: TrainingRuntime
-metadata:
-  name: torch-small
-spec:
-  mlPolicy:
-    numNodes: 1
-    torch: {}
-  template:
-    spec:
-      replicatedJobs:
-        - name: node
-          template:
-            metadata:
-              labels:
-                trainer.kubeflow.org/trainjob-ancestor-step: trainer
-            spec:
-              template:
-                spec:
-                  containers:
-                    - name: node
-                      image: pytorch/pytorch:2.13.0-cuda13.0-cudnn9-runtime
-)";
+const std::string kRuntime = trainer::testing::small_runtime_yaml();
 
-std::string train_job(const std::string& name, const std::string& spec_extra = "") {
-  return "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata:\n  name: " + name +
-         "\nspec:\n  runtimeRef:\n    name: torch-small\n    kind: TrainingRuntime\n"
-         "  trainer:\n    numNodes: 2\n" +
-         spec_extra;
+std::string train_job(const std::string& name, const std::string& extra = "") {
+  return trainer::testing::small_train_job_yaml(name, extra);
 }
 
 const std::string kCompleted = R"({"conditions":[{"type":"Completed","status":"True",

@@ -6,6 +6,7 @@
 // pod selection by the JobSet's labels, node index, concurrent followed streams, stopping).
 #include "trainer/cluster.hpp"
 #include "support/api_server.hpp"
+#include "support/cluster_data.hpp"
 #include "support/fault_server.hpp"
 #include "trainer/codec.hpp"
 
@@ -55,35 +56,10 @@ std::vector<boost::json::value> documents(const std::string& yaml) {
   return *docs;
 }
 
-const std::string kRuntime = R"(apiVersion: trainer.kubeflow.org/v1alpha1
-kind: TrainingRuntime
-metadata:
-  name: torch-small
-spec:
-  mlPolicy:
-    numNodes: 1
-    torch: {}
-  template:
-    spec:
-      replicatedJobs:
-        - name: node
-          template:
-            metadata:
-              labels:
-                trainer.kubeflow.org/trainjob-ancestor-step: trainer
-            spec:
-              template:
-                spec:
-                  containers:
-                    - name: node
-                      image: pytorch/pytorch:2.13.0-cuda13.0-cudnn9-runtime
-)";
+const std::string kRuntime = trainer::testing::small_runtime_yaml();
 
-std::string train_job(const std::string& name, const std::string& trainer_extra = "") {
-  return "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata:\n  name: " + name +
-         "\nspec:\n  runtimeRef:\n    name: torch-small\n    kind: TrainingRuntime\n"
-         "  trainer:\n    numNodes: 2\n" +
-         trainer_extra;
+std::string train_job(const std::string& name, const std::string& extra = "") {
+  return trainer::testing::small_train_job_yaml(name, extra);
 }
 
 // The controller's status write, through the admin token (curl, as the shell tests do).
