@@ -5,6 +5,7 @@
 // render context's lookup; the status from `derive_status`.
 #include "api/json_path.hpp"
 #include "controller/controller_internal.hpp"
+#include "trainer/cluster.hpp"
 #include "trainer/codec.hpp"
 #include "trainer/controller.hpp"
 #include "trainer/render.hpp"
@@ -115,11 +116,10 @@ struct Reconciler::Impl {
   // snapshot may still serve: render decides, with upstream's not-found message).
   Result<std::optional<json::value>> fetch_runtime(const TrainJob& job, const std::string& ns) {
     const bool namespaced = job.spec.runtime_ref.kind.value_or("") == kTrainingRuntimeKind;
-    auto resource = client.resource_for(
-        kTrainerApiVersion, namespaced ? kTrainingRuntimeKind : kClusterTrainingRuntimeKind,
-        call());
-    if (!resource) return tl::unexpected(std::move(resource.error()));
-    auto object = client.get(*resource, namespaced ? ns : "", job.spec.runtime_ref.name, call());
+    auto object = cluster::get(
+        client,
+        namespaced ? cluster::Kind::kTrainingRuntime : cluster::Kind::kClusterTrainingRuntime, ns,
+        job.spec.runtime_ref.name, call());
     if (!object) {
       if (object.error().code == ErrorCode::kNotFound) return std::nullopt;
       return tl::unexpected(std::move(object.error()));
