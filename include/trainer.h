@@ -356,11 +356,16 @@ typedef struct trainer_render_options {
   int32_t builtin_runtimes;           /**< non-zero: a ClusterTrainingRuntime that is not among the
                                            inputs may be one that ships with libtrainer [0] */
   const trainer_parse_options* parse; /**< limits for parsing the input [library defaults] */
+  /** The plugins (trainer/plugin.h), borrowed for the call [the built-in plugins of
+   *  `feature_gates`]. With a framework, `feature_gates` must be NULL or "": the framework's
+   *  gates apply. Read only when `version` >= 2. @since 0.1, struct version 2 */
+  const struct trainer_framework* framework;
 } trainer_render_options;
 
-#define TRAINER_RENDER_OPTIONS_VERSION 1
+/** Struct versions: 1 ends with `parse`; 2 adds `framework`. */
+#define TRAINER_RENDER_OPTIONS_VERSION 2
 #define TRAINER_RENDER_OPTIONS_INIT \
-  { TRAINER_RENDER_OPTIONS_VERSION, NULL, NULL, NULL, NULL, NULL, 0, NULL }
+  { TRAINER_RENDER_OPTIONS_VERSION, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL }
 
 /** Initialises `opts` like TRAINER_RENDER_OPTIONS_INIT for struct version `version`.
  *  Errors: TRAINER_E_INVALID_ARGUMENT when `opts` is NULL or `version` is not supported.
@@ -454,5 +459,8 @@ TRAINER_API trainer_status trainer_render_result_encode(const trainer_render_res
 #include "trainer/cluster.h"
 /* libtrainer as the TrainJob controller: the loop and one reconcile (trainer_controller_*). */
 #include "trainer/controller.h"
+/* Plugins from outside the library and the framework that runs them (trainer_plugin_*,
+ * trainer_framework_*). */
+#include "trainer/plugin.h"
 
 #endif /* TRAINER_H */

@@ -146,11 +146,16 @@ typedef struct trainer_cluster_apply_options {
   trainer_cancel_token* cancel; /**< [none] */
   int64_t timeout_ms;           /**< bound on each request [the client's] */
   const trainer_parse_options* parse; /**< limits for parsing `data` [library defaults] */
+  /** The plugins whose rules admission applies before anything is sent (trainer/plugin.h),
+   *  borrowed for the call [the built-in plugins, gates off]. Read only when `version` >= 2.
+   *  @since 0.1, struct version 2 */
+  const struct trainer_framework* framework;
 } trainer_cluster_apply_options;
 
-#define TRAINER_CLUSTER_APPLY_OPTIONS_VERSION 1
+/** Struct versions: 1 ends with `parse`; 2 adds `framework`. */
+#define TRAINER_CLUSTER_APPLY_OPTIONS_VERSION 2
 #define TRAINER_CLUSTER_APPLY_OPTIONS_INIT \
-  { TRAINER_CLUSTER_APPLY_OPTIONS_VERSION, NULL, NULL, 0, 0, NULL, 0, NULL }
+  { TRAINER_CLUSTER_APPLY_OPTIONS_VERSION, NULL, NULL, 0, 0, NULL, 0, NULL, NULL }
 
 /** Initialises `opts` like TRAINER_CLUSTER_APPLY_OPTIONS_INIT. Errors:
  *  TRAINER_E_INVALID_ARGUMENT (`opts` NULL, unsupported `version`). Thread-safe. @since 0.1 */

@@ -66,13 +66,19 @@ typedef struct trainer_controller_options {
                                                      trainer_controller_new() fails (not for
                                                      NULL options or an unsupported version,
                                                      whose fields are not read); may be NULL */
+  /** The plugins every reconcile renders with (trainer/plugin.h); the controller keeps its own
+   *  reference, so the caller may free it after trainer_controller_new() [the built-in plugins
+   *  of `feature_gates`]. With a framework, `feature_gates` must be NULL or "". Read only when
+   *  `version` >= 2. @since 0.1, struct version 2 */
+  const struct trainer_framework* framework;
 } trainer_controller_options;
 
-#define TRAINER_CONTROLLER_OPTIONS_VERSION 1
+/** Struct versions: 1 ends with `reconcile_user_data_free`; 2 adds `framework`. */
+#define TRAINER_CONTROLLER_OPTIONS_VERSION 2
 #define TRAINER_CONTROLLER_OPTIONS_INIT                                                          \
   {                                                                                              \
     TRAINER_CONTROLLER_OPTIONS_VERSION, NULL, 0, NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, 0, 0, 0, \
-        NULL, NULL, NULL                                                                         \
+        NULL, NULL, NULL, NULL                                                                   \
   }
 
 /** Initialises `opts` like TRAINER_CONTROLLER_OPTIONS_INIT. Errors: TRAINER_E_INVALID_ARGUMENT

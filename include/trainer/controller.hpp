@@ -16,6 +16,7 @@
 #include "trainer/framework.hpp"
 #include "trainer/kube.hpp"
 #include "trainer/model.hpp"
+#include "trainer/render.hpp"
 
 #include <boost/json/object.hpp>
 
@@ -63,6 +64,10 @@ struct DerivedStatus {
 struct ReconcilerOptions {
   FeatureGates feature_gates;
   OperatorConfig config;
+  /// The plugins every reconcile renders with and whose TrainJobStatus plugin refines the
+  /// status; null: the built-in plugins of `feature_gates`. Shared, so that the caller's copy
+  /// may go away while the controller runs.
+  std::shared_ptr<const Framework> framework;
   /// Events recorded on the TrainJob (events.k8s.io/v1, as controller-runtime's recorder):
   /// `TrainJobResourcesCreationFailed` warnings. Off: nothing is recorded.
   bool record_events = true;

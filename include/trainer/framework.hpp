@@ -78,10 +78,21 @@ struct TemplateSpec {
   boost::json::object runtime_jobset_spec;
 };
 
+/// The (Cluster)TrainingRuntime a TrainJob runs on, as plugins see it. A libtrainer extension
+/// of upstream's Info: an out-of-tree plugin recognises its runtimes by their labels, by
+/// convention `trainer.kubeflow.org/framework` (docs/plugins.md).
+struct RuntimeIdentity {
+  std::string kind;  ///< `TrainingRuntime` or `ClusterTrainingRuntime`
+  std::string name;
+  StringMap labels;       ///< the runtime's own `metadata.labels`
+  StringMap annotations;  ///< the runtime's own `metadata.annotations`
+};
+
 /// Everything the plugins share about one TrainJob + runtime (upstream `runtime.Info`).
 struct Info {
   StringMap labels;       ///< JobSet labels: runtime template metadata + runtime patches
   StringMap annotations;  ///< JobSet annotations, likewise
+  RuntimeIdentity runtime;
   RuntimePolicy runtime_policy;
   SchedulerInfo scheduler;
   TemplateSpec template_spec;
@@ -191,6 +202,16 @@ class ComponentBuilderPlugin : public virtual Plugin {
   [[nodiscard]] virtual Result<std::vector<boost::json::value>> build(const Info& info,
                                                                       const TrainJob& job,
                                                                       const RenderContext& ctx) = 0;
+};
+
+/// Refines the TrainJob status the controller derived (reference 5.2). Upstream lets one plugin
+/// derive the whole status (the JobSet plugin); in libtrainer the built-in derivation always
+/// runs and at most one further plugin may refine its result (a Framework with two is refused:
+/// `too many TrainJobStatus plugins are registered`). Called by the controller only.
+class TrainJobStatusPlugin : public virtual Plugin {
+ public:
+  /// `status` is the TrainJob's `status` in Kubernetes JSON, as the controller will write it.
+  [[nodiscard]] virtual Result<void> status(const TrainJob& job, boost::json::object& status) = 0;
 };
 
 }  // namespace trainer

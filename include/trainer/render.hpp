@@ -54,6 +54,14 @@ class Framework {
   explicit Framework(std::vector<std::unique_ptr<Plugin>> plugins);
   /// Instantiates every plugin of `registry`, in registry order.
   [[nodiscard]] static Framework from_registry(const Registry& registry);
+  /// The built-in plugins of `default_registry(gates)` followed by `extra`, in the given order
+  /// (the order within every phase). Fails with `kInvalid` when a plugin of `extra` is null, has
+  /// an empty name, takes a built-in plugin's name (`plugin name "Torch" is taken by a built-in
+  /// plugin`) or another extra plugin's (`plugin name "Paddle" is already registered`), or when
+  /// more than one plugin implements TrainJobStatusPlugin (`too many TrainJobStatus plugins are
+  /// registered`).
+  [[nodiscard]] static Result<Framework> with_plugins(const FeatureGates& gates,
+                                                      std::vector<std::unique_ptr<Plugin>> extra);
 
   Framework(Framework&&) noexcept = default;
   Framework& operator=(Framework&&) noexcept = default;
@@ -74,6 +82,9 @@ class Framework {
   [[nodiscard]] Result<std::vector<boost::json::value>> run_component_builders(
       const Info& info, const TrainJob& job, const RenderContext& ctx) const;
 
+  /// The TrainJobStatus plugin's `status`, when the framework has one; else nothing.
+  [[nodiscard]] Result<void> run_status(const TrainJob& job, boost::json::object& status) const;
+
   [[nodiscard]] const std::vector<std::unique_ptr<Plugin>>& plugins() const noexcept {
     return plugins_;
   }
@@ -86,6 +97,7 @@ class Framework {
   std::vector<EnforcePodSpecPlugin*> enforce_pod_spec_;
   std::vector<PreComponentBuilderPlugin*> pre_component_builder_;
   std::vector<ComponentBuilderPlugin*> component_builder_;
+  std::vector<TrainJobStatusPlugin*> train_job_status_;
 };
 
 /// The Framework of `default_registry(gates)`, built once per gate setting and shared: its
