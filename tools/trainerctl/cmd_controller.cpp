@@ -5,6 +5,7 @@
 #include "cluster_flags.hpp"
 #include "commands.hpp"
 #include "metrics_server.hpp"
+#include "plugin_flags.hpp"
 #include "stop_signals.hpp"
 
 #include "trainer/controller.hpp"
@@ -108,6 +109,9 @@ int run_controller(const Parsed& args) {
   auto gates = trainer::parse_feature_gates(gate_list);
   if (!gates) return usage_error("--feature-gates: " + gates.error().message);
   options.reconciler.feature_gates = *gates;
+  auto framework = plugin_framework(args, *gates);
+  if (!framework) return framework.error();
+  options.reconciler.framework = std::move(*framework);
   if (args.given("metrics-addr")) {
     if (auto address = parse_loopback_address(args.value("metrics-addr")); !address) {
       return usage_error(address.error().message);
@@ -180,6 +184,7 @@ std::vector<Flag> controller_flags() {
         {},
         false,
         true},
+       kPluginFlag,
        {"metrics-addr", '\0', "HOST:PORT",
         "serve Prometheus metrics at http://HOST:PORT/metrics (loopback only; port 0: any)"}});
   for (auto& flag : flags) {

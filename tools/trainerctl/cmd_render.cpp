@@ -2,6 +2,7 @@
 #include "commands.hpp"
 #include "input_files.hpp"
 #include "output.hpp"
+#include "plugin_flags.hpp"
 #include "render_context.hpp"
 
 #include "trainer/render.hpp"
@@ -27,6 +28,8 @@ int run_render(const Parsed& args) {
     std::fprintf(stderr, "error: --feature-gates: %s\n", gates.error().message.c_str());
     return kExitUsage;
   }
+  const auto framework = plugin_framework(args, *gates);
+  if (!framework) return framework.error();
   auto docs = read_documents(args.values("filename"));
   if (!docs) return report_error(docs.error());
   auto ctx = make_render_context(args.value("uid"), key_file);
@@ -35,6 +38,7 @@ int run_render(const Parsed& args) {
   options.namespace_ = args.value("namespace");
   options.on_warning = print_warning;
   options.builtin_runtimes = args.enabled("builtin-runtimes");
+  options.framework = framework->get();
   auto rendered = trainer::render_documents(std::move(*docs), ctx, options);
   if (!rendered) return report_error(rendered.error());
   if (!rendered->skipped_reason.empty()) {
@@ -67,6 +71,7 @@ const Command& render_command() {
         {},
         false,
         true},
+       kPluginFlag,
        {"output",
         'o',
         "yaml|json",

@@ -3,6 +3,7 @@
 #include "commands.hpp"
 #include "input_files.hpp"
 #include "output.hpp"
+#include "plugin_flags.hpp"
 #include "render_context.hpp"
 
 #include "trainer/local.hpp"
@@ -109,6 +110,8 @@ int run_run(const Parsed& args) {
     options.isolation = trainer::local::Isolation::kHost;
   }
 
+  const auto framework = plugin_framework(args, trainer::FeatureGates{});
+  if (!framework) return framework.error();
   auto docs = read_documents(args.values("filename"));
   if (!docs) return report_error(docs.error());
   const auto ctx = make_render_context(args.value("uid"), std::nullopt);
@@ -117,6 +120,7 @@ int run_run(const Parsed& args) {
   render_options.on_warning = print_warning;
   // The runtimes upstream installs by default ship with libtrainer; an input runtime wins.
   render_options.builtin_runtimes = true;
+  render_options.framework = framework->get();
   auto rendered = trainer::render_documents(*docs, ctx, render_options);
   if (!rendered) return report_error(rendered.error());
   if (!rendered->skipped_reason.empty()) {
@@ -208,7 +212,8 @@ const Command& run_command() {
         {"auto", "namespaces", "host"},
         "auto"},
        {"pod-helper", '\0', "PATH",
-        "the trainer-pod helper (default: beside trainerctl or the build tree's)"}},
+        "the trainer-pod helper (default: beside trainerctl or the build tree's)"},
+       kPluginFlag},
       run_run};
   return command;
 }

@@ -2,6 +2,7 @@
 #include "commands.hpp"
 #include "input_files.hpp"
 #include "output.hpp"
+#include "plugin_flags.hpp"
 #include "render_context.hpp"
 
 #include "trainer/admission.hpp"
@@ -14,6 +15,9 @@ namespace {
 
 int run_validate(const Parsed& args) {
   const auto format = parse_output_format(args.value("output"));
+  // Validation runs with the feature gates off, as the ctx below has them.
+  const auto framework = plugin_framework(args, trainer::FeatureGates{});
+  if (!framework) return framework.error();
   auto docs = read_documents(args.values("filename"));
   if (!docs) return report_error(docs.error());
   // Validation never builds objects, so the context needs no UID, clock or keys.
@@ -21,6 +25,7 @@ int run_validate(const Parsed& args) {
   trainer::AdmissionOptions options;
   options.on_warning = print_warning;
   options.builtin_runtimes = args.enabled("builtin-runtimes");
+  options.framework = framework->get();
   auto admission = trainer::admit(std::move(*docs), ctx, options);
   if (!admission) return report_error(admission.error());
   if (!admission->ok()) return report_field_errors(admission->errors);
@@ -42,6 +47,7 @@ const Command& validate_command() {
       {},
       {kFilenameFlag,
        kBuiltinRuntimesFlag,
+       kPluginFlag,
        {"output",
         'o',
         "yaml|json",

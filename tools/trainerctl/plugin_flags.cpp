@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "plugin_flags.hpp"
+
+#include "commands.hpp"
+
+#include "trainer/plugin.hpp"
+
+#include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace trainerctl {
+
+tl::expected<std::shared_ptr<const trainer::Framework>, int> plugin_framework(
+    const Parsed& args, const trainer::FeatureGates& gates) {
+  const std::vector<std::string> paths = args.values("plugin");
+  if (paths.empty()) return std::shared_ptr<const trainer::Framework>();
+  std::vector<std::unique_ptr<trainer::Plugin>> plugins;
+  for (const auto& path : paths) {
+    auto plugin = trainer::load_plugin(path);
+    if (!plugin) {
+      // The library's message names the path and says why (dlerror's text, a missing entry
+      // symbol, an ABI version).
+      std::fprintf(stderr, "error: --plugin: %s\n", plugin.error().message.c_str());
+      return tl::unexpected(kExitUsage);
+    }
+    plugins.push_back(std::move(*plugin));
+  }
+  auto framework = trainer::Framework::with_plugins(gates, std::move(plugins));
+  if (!framework) {
+    std::fprintf(stderr, "error: --plugin: %s\n", framework.error().message.c_str());
+    return tl::unexpected(kExitUsage);
+  }
+  return std::make_shared<const trainer::Framework>(std::move(*framework));
+}
+
+}  // namespace trainerctl

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: Apache-2.0
+// `--plugin PATH` (render, validate, run, controller): framework plugins loaded from shared
+// libraries (docs/plugins.md), one Framework for every path a command takes.
+#pragma once
+
+#include "flags.hpp"
+
+#include "trainer/framework.hpp"
+#include "trainer/render.hpp"
+
+#include <tl/expected.hpp>
+
+#include <memory>
+
+namespace trainerctl {
+
+inline const Flag kPluginFlag{
+    "plugin",
+    '\0',
+    "PATH",
+    "load a framework plugin: a shared library exporting trainer_plugin_entry "
+    "(docs/plugins.md); repeatable, run in the order given",
+    {},
+    {},
+    true};
+
+/// The built-in plugins of `gates` followed by every `--plugin` library in command-line order;
+/// null when no `--plugin` was given (the library's default framework is then used). When a
+/// library cannot be loaded or the plugins cannot be put together (a name taken twice), prints
+/// `error: <the library's message>` and fails with kExitUsage.
+[[nodiscard]] tl::expected<std::shared_ptr<const trainer::Framework>, int> plugin_framework(
+    const Parsed& args, const trainer::FeatureGates& gates);
+
+}  // namespace trainerctl
