@@ -1,27 +1,79 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // `Framework`: the plugins of one pipeline, partitioned once per extension point.
+#include "plugin/partial_plugin.hpp"
 #include "trainer/render.hpp"
 
+#include <set>
+#include <string>
 #include <utility>
 
 namespace trainer {
 
+namespace {
+
+// A plugin of interface `I` that takes part in `phase` goes into `list`. A C plugin's adapter
+// derives from every interface but takes part only where it has a callback.
+template <class I>
+void partition(Plugin* plugin, detail::PluginPhase phase, std::vector<I*>& list) {
+  auto* x = dynamic_cast<I*>(plugin);
+  if (x != nullptr && detail::takes_part(plugin, phase)) list.push_back(x);
+}
+
+}  // namespace
+
 Framework::Framework(std::vector<std::unique_ptr<Plugin>> plugins) : plugins_(std::move(plugins)) {
+  using detail::PluginPhase;
   for (const auto& p : plugins_) {
     Plugin* plugin = p.get();
     if (plugin == nullptr) continue;
-    if (auto* x = dynamic_cast<CustomValidationPlugin*>(plugin)) custom_validation_.push_back(x);
-    if (auto* x = dynamic_cast<EnforceMLPolicyPlugin*>(plugin)) enforce_ml_policy_.push_back(x);
-    if (auto* x = dynamic_cast<EnforcePodGroupPolicyPlugin*>(plugin)) {
-      enforce_pod_group_policy_.push_back(x);
-    }
-    if (auto* x = dynamic_cast<EnforcePodSpecPlugin*>(plugin)) enforce_pod_spec_.push_back(x);
-    if (auto* x = dynamic_cast<PreComponentBuilderPlugin*>(plugin)) {
-      pre_component_builder_.push_back(x);
-    }
-    if (auto* x = dynamic_cast<ComponentBuilderPlugin*>(plugin)) component_builder_.push_back(x);
+    partition(plugin, PluginPhase::kValidate, custom_validation_);
+    partition(plugin, PluginPhase::kEnforceMLPolicy, enforce_ml_policy_);
+    partition(plugin, PluginPhase::kEnforcePodGroupPolicy, enforce_pod_group_policy_);
+    partition(plugin, PluginPhase::kEnforcePodSpec, enforce_pod_spec_);
+    partition(plugin, PluginPhase::kPreBuildSync, pre_component_builder_);
+    partition(plugin, PluginPhase::kBuild, component_builder_);
+    partition(plugin, PluginPhase::kStatus, train_job_status_);
   }
+}
+
+Result<Framework> Framework::with_plugins(const FeatureGates& gates,
+                                          std::vector<std::unique_ptr<Plugin>> extra) {
+  const Registry registry = default_registry(gates);
+  std::vector<std::unique_ptr<Plugin>> plugins;
+  plugins.reserve(registry.size() + extra.size());
+  std::set<std::string, std::less<>> builtin;
+  for (const auto& entry : registry) {
+    if (!entry.factory) continue;
+    plugins.push_back(entry.factory());
+    builtin.emplace(plugins.back()->name());
+  }
+  std::set<std::string, std::less<>> added;
+  std::size_t status_plugins = 0;
+  for (const auto& p : plugins) {
+    if (dynamic_cast<TrainJobStatusPlugin*>(p.get()) != nullptr &&
+        detail::takes_part(p.get(), detail::PluginPhase::kStatus)) {
+      ++status_plugins;
+    }
+  }
+  for (auto& p : extra) {
+    if (p == nullptr) return fail(ErrorCode::kInvalid, "plugin is null");
+    const std::string name(p->name());
+    if (name.empty()) return fail(ErrorCode::kInvalid, "plugin name is empty");
+    if (builtin.count(name) != 0) {
+      return fail(ErrorCode::kInvalid,
+                  "plugin name \"" + name + "\" is taken by a built-in plugin");
+    }
+    if (!added.insert(name).second) {
+      return fail(ErrorCode::kInvalid, "plugin name \"" + name + "\" is already registered");
+    }
+    if (dynamic_cast<TrainJobStatusPlugin*>(p.get()) != nullptr &&
+        detail::takes_part(p.get(), detail::PluginPhase::kStatus) && ++status_plugins > 1) {
+      return fail(ErrorCode::kInvalid, "too many TrainJobStatus plugins are registered");
+    }
+    plugins.push_back(std::move(p));
+  }
+  return Framework(std::move(plugins));
 }
 
 Framework Framework::from_registry(const Registry& registry) {
@@ -83,6 +135,14 @@ Result<std::vector<boost::json::value>> Framework::run_component_builders(
     for (auto& obj : *built) objects.push_back(std::move(obj));
   }
   return objects;
+}
+
+Result<void> Framework::run_status(const TrainJob& job, boost::json::object& status) const {
+  for (auto* p : train_job_status_) {
+    auto r = p->status(job, status);
+    if (!r) return r;
+  }
+  return {};
 }
 
 }  // namespace trainer

@@ -61,6 +61,16 @@ const TypeRules kRules[] = {
     {SchemaType::kObjectMeta,
      {{"finalizers", SchemaType::kUntyped, ListStrategy::kMergeSet, {}},
       {"ownerReferences", SchemaType::kUntyped, ListStrategy::kMergeByKey, "uid"}}},
+    // The plugin request's `info` view, with upstream's identity rules for its lists.
+    {SchemaType::kPluginInfo,
+     {{"podSets", SchemaType::kPluginPodSet, ListStrategy::kMergeByKey, "name"},
+      {"templateSpec", SchemaType::kPluginTemplateSpec, ListStrategy::kReplace, {}}}},
+    {SchemaType::kPluginPodSet,
+     {{"initContainers", SchemaType::kContainer, ListStrategy::kMergeByKey, "name"},
+      {"containers", SchemaType::kContainer, ListStrategy::kMergeByKey, "name"},
+      {"volumes", SchemaType::kUntyped, ListStrategy::kMergeByKey, "name"}}},
+    {SchemaType::kPluginTemplateSpec,
+     {{"jobSetSpec", SchemaType::kJobSetSpec, ListStrategy::kReplace, {}}}},
 };
 
 constexpr FieldRule kUntypedField{{}, SchemaType::kUntyped, ListStrategy::kReplace, {}};

@@ -26,6 +26,10 @@ enum class SchemaType {
   kPodSpec,
   kContainer,
   kObjectMeta,
+  // The `info` view of a plugin request (lib/plugin/info_json.cpp, docs/plugins.md).
+  kPluginInfo,
+  kPluginPodSet,
+  kPluginTemplateSpec,
 };
 
 /// Applies `patch` onto `original` as a strategic merge patch of type `type`:
