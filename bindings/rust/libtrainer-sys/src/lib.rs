@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-//! Raw declarations of the libtrainer C ABI (`include/trainer.h`), written by hand (no bindgen).
+//! Raw declarations of the libtrainer C ABI (`include/trainer.h` and the section headers it
+//! includes, `include/trainer/*.h`), written by hand (no bindgen).
 //!
 //! Conventions follow the header: functions return a [`trainer_status`] (0 or a negative
 //! `TRAINER_E_*`), the optional last parameter receives an owned [`trainer_error`], inputs are
@@ -7,8 +8,9 @@
 //! [`trainer_buffer_free`]. Status codes are integer constants, never a Rust `enum`: a newer
 //! library may return a code this crate does not know.
 //!
-//! `tests/declarations.rs` compares the functions declared here with the `TRAINER_API`
-//! functions of the header, so the two cannot drift apart silently.
+//! `tests/declarations.rs` compares what is declared here with every public C header (functions
+//! and their parameter counts, integer macros, struct fields in order, opaque handles and
+//! callback types), so the two cannot drift apart silently.
 #![no_std]
 #![allow(non_camel_case_types)]
 
@@ -137,9 +139,13 @@ pub struct trainer_render_options {
     pub now: *const c_char,
     pub builtin_runtimes: i32,
     pub parse: *const trainer_parse_options,
+    /// Struct version 2: the plugins (borrowed for the call); NULL: the built-in plugins of
+    /// `feature_gates`. With a framework, `feature_gates` must be NULL or "".
+    pub framework: *const trainer_framework,
 }
 
-pub const TRAINER_RENDER_OPTIONS_VERSION: u32 = 1;
+/// Struct versions: 1 ends with `parse`; 2 adds `framework`.
+pub const TRAINER_RENDER_OPTIONS_VERSION: u32 = 2;
 
 impl trainer_render_options {
     /// `TRAINER_RENDER_OPTIONS_INIT`.
@@ -152,6 +158,7 @@ impl trainer_render_options {
         now: core::ptr::null(),
         builtin_runtimes: 0,
         parse: core::ptr::null(),
+        framework: core::ptr::null(),
     };
 }
 
@@ -349,9 +356,12 @@ pub struct trainer_cluster_apply_options {
     pub cancel: *mut trainer_cancel_token,
     pub timeout_ms: i64,
     pub parse: *const trainer_parse_options,
+    /// Struct version 2: the plugins whose rules admission applies (borrowed for the call).
+    pub framework: *const trainer_framework,
 }
 
-pub const TRAINER_CLUSTER_APPLY_OPTIONS_VERSION: u32 = 1;
+/// Struct versions: 1 ends with `parse`; 2 adds `framework`.
+pub const TRAINER_CLUSTER_APPLY_OPTIONS_VERSION: u32 = 2;
 
 impl trainer_cluster_apply_options {
     /// `TRAINER_CLUSTER_APPLY_OPTIONS_INIT`.
@@ -364,6 +374,7 @@ impl trainer_cluster_apply_options {
         cancel: core::ptr::null_mut(),
         timeout_ms: 0,
         parse: core::ptr::null(),
+        framework: core::ptr::null(),
     };
 }
 
@@ -649,6 +660,561 @@ unsafe extern "C" {
         namespace_name: *const c_char,
         name: *const c_char,
         opts: *const trainer_cluster_delete_options,
+        err: *mut *mut trainer_error,
+    ) -> trainer_status;
+}
+
+// ---- Collectives (trainer/collectives.h) --------------------------------------------------------
+
+pub const TRAINER_DTYPE_INT8: c_int = 0;
+pub const TRAINER_DTYPE_UINT8: c_int = 1;
+pub const TRAINER_DTYPE_INT32: c_int = 2;
+pub const TRAINER_DTYPE_INT64: c_int = 3;
+/// IEEE binary16.
+pub const TRAINER_DTYPE_FLOAT16: c_int = 4;
+pub const TRAINER_DTYPE_BFLOAT16: c_int = 5;
+pub const TRAINER_DTYPE_FLOAT32: c_int = 6;
+pub const TRAINER_DTYPE_FLOAT64: c_int = 7;
+
+/// Reductions. AVG = sum / size; integer AVG truncates toward zero.
+pub const TRAINER_REDUCE_SUM: c_int = 0;
+pub const TRAINER_REDUCE_PROD: c_int = 1;
+pub const TRAINER_REDUCE_MIN: c_int = 2;
+pub const TRAINER_REDUCE_MAX: c_int = 3;
+pub const TRAINER_REDUCE_AVG: c_int = 4;
+
+/// Backends. AUTO: MPI for host memory, NCCL for CUDA memory.
+pub const TRAINER_BACKEND_AUTO: i32 = -1;
+pub const TRAINER_BACKEND_MPI: i32 = 0;
+pub const TRAINER_BACKEND_NCCL: i32 = 1;
+
+/// Buffer memory a communicator accepts.
+pub const TRAINER_MEMORY_HOST: i32 = 0;
+pub const TRAINER_MEMORY_CUDA: i32 = 1;
+
+/// Options of the creating calls (NULL means `INIT`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct trainer_comm_options {
+    pub version: u32,
+    pub memory: i32,
+    pub backend: i32,
+    pub timeout_ms: i64,
+    pub device: i32,
+    pub cuda_stream: *mut c_void,
+}
+
+pub const TRAINER_COMM_OPTIONS_VERSION: u32 = 1;
+
+impl trainer_comm_options {
+    /// `TRAINER_COMM_OPTIONS_INIT`.
+    pub const INIT: trainer_comm_options = trainer_comm_options {
+        version: TRAINER_COMM_OPTIONS_VERSION,
+        memory: TRAINER_MEMORY_HOST,
+        backend: TRAINER_BACKEND_AUTO,
+        timeout_ms: 0,
+        device: -1,
+        cuda_stream: core::ptr::null_mut(),
+    };
+}
+
+opaque! {
+    /// A communicator. Movable: any thread, one at a time.
+    trainer_comm;
+}
+
+unsafe extern "C" {
+    pub fn trainer_comm_init_from_env(
+        options: *const trainer_comm_options,
+        out: *mut *mut trainer_comm,
+        err: *mut *mut trainer_error,
+    ) -> trainer_status;
+    pub fn trainer_comm_create_mpi(
+        options: *const trainer_comm_options,
+        out: *mut *mut trainer_comm,
+        err: *mut *mut trainer_error,
+    ) -> trainer_status;
+    pub fn trainer_comm_create_nccl(
+        host: *const c_char,
+        host_len: usize,
+        port: u16,
+        rank: c_int,
+        size: c_int,
+        local_rank: c_int,
+        local_size: c_int,
+        options: *const trainer_comm_options,
+        out: *mut *mut trainer_comm,
+        err: *mut *mut trainer_error,
+    ) -> trainer_status;
+    pub fn trainer_comm_free(comm: *mut trainer_comm);
+    pub fn trainer_comm_rank(comm: *const trainer_comm) -> c_int;
+    pub fn trainer_comm_size(comm: *const trainer_comm) -> c_int;
+    pub fn trainer_comm_local_rank(comm: *const trainer_comm) -> c_int;
+    pub fn trainer_comm_local_size(comm: *const trainer_comm) -> c_int;
+    pub fn trainer_comm_backend_name(comm: *const trainer_comm) -> *const c_char;
+    pub fn trainer_comm_all_reduce(
+        comm: *mut trainer_comm,
+        send: *const c_void,
+        recv: *mut c_void,
+        count: usize,
+        dtype: c_int,
+        op: c_int,
+        err: *mut *mut trainer_error,
+    ) -> trainer_status;
+    pub fn trainer_comm_broadcast(
+        comm: *mut trainer_comm,
+        send: *const c_void,
+        recv: *mut c_void,
+        count: usize,
+        dtype: c_int,
+        root: c_int,
+        err: *mut *mut trainer_error,
+    ) -> trainer_status;
+    pub fn trainer_comm_all_gather(
+        comm: *mut trainer_comm,
+        send: *const c_void,
+        recv: *mut c_void,
+        send_count: usize,
+        dtype: c_int,
+        err: *mut *mut trainer_error,
+    ) -> trainer_status;
+    pub fn trainer_comm_reduce_scatter(
+        comm: *mut trainer_comm,
+        send: *const c_void,
+        recv: *mut c_void,
+        recv_count: usize,
+        dtype: c_int,
+        op: c_int,
+        err: *mut *mut trainer_error,
+    ) -> trainer_status;
+    pub fn trainer_comm_barrier(
+        comm: *mut trainer_comm,
+        err: *mut *mut trainer_error,
+    ) -> trainer_status;
+    pub fn trainer_comm_send(
+        comm: *mut trainer_comm,
+        buf: *const c_void,
+        count: usize,
+        dtype: c_int,
+        peer: c_int,
+        err: *mut *mut trainer_error,
+    ) -> trainer_status;
+    pub fn trainer_comm_recv(
+        comm: *mut trainer_comm,
+        buf: *mut c_void,
+        count: usize,
+        dtype: c_int,
+        peer: c_int,
+        err: *mut *mut trainer_error,
+    ) -> trainer_status;
+    pub fn trainer_comm_synchronize(
+        comm: *mut trainer_comm,
+        err: *mut *mut trainer_error,
+    ) -> trainer_status;
+}
+
+// ---- Local execution (trainer/local.h) ----------------------------------------------------------
+
+/// Namespaces when permitted, else HOST with a warning.
+pub const TRAINER_ISOLATION_AUTO: i32 = 0;
+/// Own mount/UTS/PID namespaces; else TRAINER_E_UNSUPPORTED.
+pub const TRAINER_ISOLATION_NAMESPACES: i32 = 1;
+/// No namespaces: hostnames rewritten to 127.0.0.1.
+pub const TRAINER_ISOLATION_HOST: i32 = 2;
+
+/// Phases of a run; SUSPENDED, COMPLETE and FAILED are terminal.
+pub const TRAINER_RUN_PENDING: i32 = 0;
+pub const TRAINER_RUN_RUNNING: i32 = 1;
+pub const TRAINER_RUN_SUSPENDED: i32 = 2;
+pub const TRAINER_RUN_COMPLETE: i32 = 3;
+pub const TRAINER_RUN_FAILED: i32 = 4;
+
+/// Receives every complete line a pod writes (`text` is `len` bytes, not NUL-terminated);
+/// called from the run's supervisor thread, never concurrently with itself. Anything but
+/// TRAINER_OK cancels the run.
+pub type trainer_run_log_fn = Option<
+    unsafe extern "C" fn(
+        user_data: *mut c_void,
+        prefix: *const c_char,
+        pod: *const c_char,
+        is_stderr: i32,
+        text: *const c_char,
+        len: usize,
+    ) -> trainer_status,
+>;
+
+/// Options of `trainer_run_start`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct trainer_run_options {
+    pub version: u32,
+    pub run_dir: *const c_char,
+    pub isolation: i32,
+    pub pod_helper: *const c_char,
+    pub on_log: trainer_run_log_fn,
+    pub log_user_data: *mut c_void,
+    /// Called once with `log_user_data` when the run is freed, or at once when
+    /// `trainer_run_start` fails after reading the options.
+    pub log_user_data_free: trainer_user_data_free_fn,
+}
+
+pub const TRAINER_RUN_OPTIONS_VERSION: u32 = 1;
+
+impl trainer_run_options {
+    /// `TRAINER_RUN_OPTIONS_INIT`.
+    pub const INIT: trainer_run_options = trainer_run_options {
+        version: TRAINER_RUN_OPTIONS_VERSION,
+        run_dir: core::ptr::null(),
+        isolation: TRAINER_ISOLATION_AUTO,
+        pod_helper: core::ptr::null(),
+        on_log: None,
+        log_user_data: core::ptr::null_mut(),
+        log_user_data_free: None,
+    };
+}
+
+opaque! {
+    /// A running (or finished) local execution. Shareable; `trainer_run_free` comes last.
+    trainer_run;
+}
+
+unsafe extern "C" {
+    pub fn trainer_run_start(
+        objects: *const c_char,
+        len: usize,
+        options: *const trainer_run_options,
+        out: *mut *mut trainer_run,
+        err: *mut *mut trainer_error,
+    ) -> trainer_status;
+    pub fn trainer_run_wait(
+        run: *mut trainer_run,
+        timeout_ms: i64,
+        phase: *mut i32,
+        err: *mut *mut trainer_error,
+    ) -> trainer_status;
+    pub fn trainer_run_phase(run: *const trainer_run) -> i32;
+    pub fn trainer_run_status(
+        run: *const trainer_run,
+        out: *mut trainer_buffer,
+        err: *mut *mut trainer_error,
+    ) -> trainer_status;
+    pub fn trainer_run_cancel(run: *mut trainer_run);
+    pub fn trainer_run_free(run: *mut trainer_run);
+    pub fn trainer_run_read_status(
+        run_dir: *const c_char,
+        out: *mut trainer_buffer,
+        err: *mut *mut trainer_error,
+    ) -> trainer_status;
+    pub fn trainer_run_phase_name(phase: i32) -> *const c_char;
+}
+
+// ---- Controller (trainer/controller.h) ----------------------------------------------------------
+
+/// Receives the outcome of one reconcile (`result` is `len` bytes of JSON, NUL-terminated too;
+/// `error` is NULL unless it failed). Called from worker threads, possibly several at once.
+pub type trainer_controller_reconcile_fn = Option<
+    unsafe extern "C" fn(
+        user_data: *mut c_void,
+        result: *const c_char,
+        len: usize,
+        error: *const trainer_error,
+    ) -> trainer_status,
+>;
+
+/// Options of `trainer_controller_new`; NULL/""/0 mean the library default.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct trainer_controller_options {
+    pub version: u32,
+    pub namespace_name: *const c_char,
+    pub workers: i32,
+    pub feature_gates: *const c_char,
+    pub no_events: i32,
+    pub once: i32,
+    pub resync_period_ms: i64,
+    pub shutdown_timeout_ms: i64,
+    pub leader_elect: i32,
+    pub leader_election_namespace: *const c_char,
+    pub leader_election_id: *const c_char,
+    pub leader_election_identity: *const c_char,
+    pub lease_duration_ms: i64,
+    pub renew_deadline_ms: i64,
+    pub retry_period_ms: i64,
+    pub on_reconcile: trainer_controller_reconcile_fn,
+    pub reconcile_user_data: *mut c_void,
+    pub reconcile_user_data_free: trainer_user_data_free_fn,
+    /// Struct version 2: the plugins every reconcile renders with (the controller keeps its
+    /// own reference).
+    pub framework: *const trainer_framework,
+}
+
+/// Struct versions: 1 ends with `reconcile_user_data_free`; 2 adds `framework`.
+pub const TRAINER_CONTROLLER_OPTIONS_VERSION: u32 = 2;
+
+impl trainer_controller_options {
+    /// `TRAINER_CONTROLLER_OPTIONS_INIT`.
+    pub const INIT: trainer_controller_options = trainer_controller_options {
+        version: TRAINER_CONTROLLER_OPTIONS_VERSION,
+        namespace_name: core::ptr::null(),
+        workers: 0,
+        feature_gates: core::ptr::null(),
+        no_events: 0,
+        once: 0,
+        resync_period_ms: 0,
+        shutdown_timeout_ms: 0,
+        leader_elect: 0,
+        leader_election_namespace: core::ptr::null(),
+        leader_election_id: core::ptr::null(),
+        leader_election_identity: core::ptr::null(),
+        lease_duration_ms: 0,
+        renew_deadline_ms: 0,
+        retry_period_ms: 0,
+        on_reconcile: None,
+        reconcile_user_data: core::ptr::null_mut(),
+        reconcile_user_data_free: None,
+        framework: core::ptr::null(),
+    };
+}
+
+/// Options of `trainer_controller_reconcile`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct trainer_controller_reconcile_options {
+    pub version: u32,
+    pub feature_gates: *const c_char,
+    pub no_events: i32,
+    pub cancel: *mut trainer_cancel_token,
+}
+
+pub const TRAINER_CONTROLLER_RECONCILE_OPTIONS_VERSION: u32 = 1;
+
+impl trainer_controller_reconcile_options {
+    /// `TRAINER_CONTROLLER_RECONCILE_OPTIONS_INIT`.
+    pub const INIT: trainer_controller_reconcile_options = trainer_controller_reconcile_options {
+        version: TRAINER_CONTROLLER_RECONCILE_OPTIONS_VERSION,
+        feature_gates: core::ptr::null(),
+        no_events: 0,
+        cancel: core::ptr::null_mut(),
+    };
+}
+
+opaque! {
+    /// The TrainJob controller's loop over one client. `run` and `stop` are meant for
+    /// different threads; `free` comes after `run` returned.
+    trainer_controller;
+}
+
+unsafe extern "C" {
+    pub fn trainer_controller_options_init(
+        opts: *mut trainer_controller_options,
+        version: u32,
+    ) -> trainer_status;
+    pub fn trainer_controller_new(
+        client: *mut trainer_client,
+        opts: *const trainer_controller_options,
+        out: *mut *mut trainer_controller,
+        err: *mut *mut trainer_error,
+    ) -> trainer_status;
+    pub fn trainer_controller_run(
+        ctl: *mut trainer_controller,
+        err: *mut *mut trainer_error,
+    ) -> trainer_status;
+    pub fn trainer_controller_stop(ctl: *mut trainer_controller);
+    pub fn trainer_controller_metrics(
+        ctl: *const trainer_controller,
+        out: *mut trainer_buffer,
+        err: *mut *mut trainer_error,
+    ) -> trainer_status;
+    pub fn trainer_controller_free(ctl: *mut trainer_controller);
+    pub fn trainer_controller_reconcile_options_init(
+        opts: *mut trainer_controller_reconcile_options,
+        version: u32,
+    ) -> trainer_status;
+    pub fn trainer_controller_reconcile(
+        client: *mut trainer_client,
+        namespace_name: *const c_char,
+        name: *const c_char,
+        opts: *const trainer_controller_reconcile_options,
+        out: *mut trainer_buffer,
+        err: *mut *mut trainer_error,
+    ) -> trainer_status;
+}
+
+// ---- Plugins (trainer/plugin.h) -----------------------------------------------------------------
+
+pub const TRAINER_PLUGIN_ABI_VERSION_MAJOR: u32 = 1;
+pub const TRAINER_PLUGIN_ABI_VERSION_MINOR: u32 = 0;
+/// `(major << 16) | minor`.
+pub const TRAINER_PLUGIN_ABI_VERSION: u32 =
+    (TRAINER_PLUGIN_ABI_VERSION_MAJOR << 16) | TRAINER_PLUGIN_ABI_VERSION_MINOR;
+/// The symbol a plugin library exports (`TRAINER_PLUGIN_ENTRY_SYMBOL`).
+pub const TRAINER_PLUGIN_ENTRY_SYMBOL: &str = "trainer_plugin_entry";
+
+opaque! {
+    /// The request document of one callback; borrowed for the callback, its thread only.
+    trainer_plugin_request;
+    /// Where a callback puts its reply; borrowed for the callback.
+    trainer_plugin_reply;
+    /// A plugin. Shareable once created; owned by the caller until added to a framework.
+    trainer_plugin;
+    /// The plugins of one pipeline. Movable while plugins are added, then shareable.
+    trainer_framework;
+}
+
+/// The request/reply functions as a table, handed to a loaded plugin's entry point so that a
+/// plugin library need not link libtrainer. Static storage.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct trainer_plugin_host {
+    pub abi_version: u32,
+    pub request_json: Option<
+        unsafe extern "C" fn(
+            request: *const trainer_plugin_request,
+            len: *mut usize,
+        ) -> *const c_char,
+    >,
+    pub request_get: Option<
+        unsafe extern "C" fn(
+            request: *const trainer_plugin_request,
+            pointer: *const c_char,
+            len: *mut usize,
+        ) -> *const c_char,
+    >,
+    pub request_get_string: Option<
+        unsafe extern "C" fn(
+            request: *const trainer_plugin_request,
+            pointer: *const c_char,
+        ) -> *const c_char,
+    >,
+    pub request_get_int: Option<
+        unsafe extern "C" fn(
+            request: *const trainer_plugin_request,
+            pointer: *const c_char,
+            out: *mut i64,
+        ) -> i32,
+    >,
+    pub reply_set: Option<
+        unsafe extern "C" fn(
+            reply: *mut trainer_plugin_reply,
+            json: *const c_char,
+            len: usize,
+        ) -> trainer_status,
+    >,
+    pub reply_set_error:
+        Option<unsafe extern "C" fn(reply: *mut trainer_plugin_reply, message: *const c_char)>,
+}
+
+/// One extension point's callback: TRAINER_OK, or a failure status with a message set through
+/// `reply_set_error`. Called from any thread, concurrently, with the same `user_data`.
+pub type trainer_plugin_fn = Option<
+    unsafe extern "C" fn(
+        user_data: *mut c_void,
+        request: *const trainer_plugin_request,
+        reply: *mut trainer_plugin_reply,
+    ) -> trainer_status,
+>;
+
+/// What a plugin is. Every callback may be `None` (the plugin takes no part in that phase).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct trainer_plugin_descriptor {
+    pub abi_version: u32,
+    pub name: *const c_char,
+    pub user_data: *mut c_void,
+    pub free_user_data: trainer_user_data_free_fn,
+    pub validate: trainer_plugin_fn,
+    pub enforce_ml_policy: trainer_plugin_fn,
+    pub enforce_pod_group_policy: trainer_plugin_fn,
+    pub enforce_pod_spec: trainer_plugin_fn,
+    pub pre_build_sync: trainer_plugin_fn,
+    pub build: trainer_plugin_fn,
+    pub status: trainer_plugin_fn,
+}
+
+impl trainer_plugin_descriptor {
+    /// A descriptor of this ABI version with no name, user data or callbacks.
+    pub const INIT: trainer_plugin_descriptor = trainer_plugin_descriptor {
+        abi_version: TRAINER_PLUGIN_ABI_VERSION,
+        name: core::ptr::null(),
+        user_data: core::ptr::null_mut(),
+        free_user_data: None,
+        validate: None,
+        enforce_ml_policy: None,
+        enforce_pod_group_policy: None,
+        enforce_pod_spec: None,
+        pre_build_sync: None,
+        build: None,
+        status: None,
+    };
+}
+
+/// `trainer_plugin_entry` of a plugin library: called once at load with the host table; returns
+/// the descriptor (borrowed, copied by the library) or NULL to refuse.
+pub type trainer_plugin_entry_fn = Option<
+    unsafe extern "C" fn(host: *const trainer_plugin_host) -> *const trainer_plugin_descriptor,
+>;
+
+unsafe extern "C" {
+    pub fn trainer_plugin_request_json(
+        request: *const trainer_plugin_request,
+        len: *mut usize,
+    ) -> *const c_char;
+    pub fn trainer_plugin_request_get(
+        request: *const trainer_plugin_request,
+        pointer: *const c_char,
+        len: *mut usize,
+    ) -> *const c_char;
+    pub fn trainer_plugin_request_get_string(
+        request: *const trainer_plugin_request,
+        pointer: *const c_char,
+    ) -> *const c_char;
+    pub fn trainer_plugin_request_get_int(
+        request: *const trainer_plugin_request,
+        pointer: *const c_char,
+        out: *mut i64,
+    ) -> i32;
+    pub fn trainer_plugin_reply_set(
+        reply: *mut trainer_plugin_reply,
+        json: *const c_char,
+        len: usize,
+    ) -> trainer_status;
+    pub fn trainer_plugin_reply_set_error(reply: *mut trainer_plugin_reply, message: *const c_char);
+    pub fn trainer_plugin_host_table() -> *const trainer_plugin_host;
+
+    pub fn trainer_plugin_new(
+        desc: *const trainer_plugin_descriptor,
+        out: *mut *mut trainer_plugin,
+        err: *mut *mut trainer_error,
+    ) -> trainer_status;
+    pub fn trainer_plugin_load(
+        path: *const c_char,
+        out: *mut *mut trainer_plugin,
+        err: *mut *mut trainer_error,
+    ) -> trainer_status;
+    pub fn trainer_plugin_name(plugin: *const trainer_plugin) -> *const c_char;
+    pub fn trainer_plugin_free(plugin: *mut trainer_plugin);
+
+    pub fn trainer_framework_new(
+        feature_gates: *const c_char,
+        out: *mut *mut trainer_framework,
+        err: *mut *mut trainer_error,
+    ) -> trainer_status;
+    pub fn trainer_framework_add(
+        framework: *mut trainer_framework,
+        plugin: *mut trainer_plugin,
+        err: *mut *mut trainer_error,
+    ) -> trainer_status;
+    pub fn trainer_framework_plugin_count(framework: *const trainer_framework) -> usize;
+    pub fn trainer_framework_plugin_name(
+        framework: *const trainer_framework,
+        i: usize,
+    ) -> *const c_char;
+    pub fn trainer_framework_free(framework: *mut trainer_framework);
+    pub fn trainer_document_validate_with(
+        doc: *const trainer_document,
+        context: *const trainer_document_list,
+        framework: *const trainer_framework,
+        out: *mut *mut trainer_validation,
         err: *mut *mut trainer_error,
     ) -> trainer_status;
 }

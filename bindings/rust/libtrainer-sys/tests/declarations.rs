@@ -1,39 +1,137 @@
 // SPDX-License-Identifier: Apache-2.0
-//! Drift check without bindgen: the functions and constants declared by hand in src/lib.rs must
-//! be exactly the `TRAINER_API` functions and the `TRAINER_*` integer macros of trainer.h and of
-//! the section headers this crate binds (trainer/cluster.h), and the layout of transparent
-//! structs must match what the library writes.
+//! Drift check without bindgen: what src/lib.rs declares by hand must be exactly what the public
+//! C headers declare: `include/trainer.h` and EVERY `include/trainer/*.h` (found by listing the
+//! folder, so a new section header is covered the day it is added). Checked: the `TRAINER_API`
+//! functions (names and parameter counts), the `TRAINER_*` integer macros, the fields (names, in
+//! order) of every transparent struct, the opaque handles and the callback typedefs; and the
+//! layout of some structs against what the library writes.
 
 use std::collections::BTreeMap;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-fn header_path() -> PathBuf {
-    let dir = std::env::var_os("TRAINER_INCLUDE_DIR")
+fn include_dir() -> PathBuf {
+    std::env::var_os("TRAINER_INCLUDE_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../include"));
-    dir.join("trainer.h")
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../include"))
 }
 
-/// The section headers declared here besides trainer.h (trainer.h includes them).
-const SECTIONS: &[&str] = &["trainer/cluster.h"];
+fn header_path() -> PathBuf {
+    include_dir().join("trainer.h")
+}
 
+/// Every public C header: trainer.h, then include/trainer/*.h in name order.
+fn header_files() -> Vec<PathBuf> {
+    let dir = include_dir().join("trainer");
+    let mut sections: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("list {}: {e}", dir.display()))
+        .map(|e| e.expect("directory entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "h"))
+        .collect();
+    sections.sort();
+    let mut all = vec![header_path()];
+    all.extend(sections);
+    all
+}
+
+fn read_file(path: &PathBuf) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
+}
+
+/// The text of `path`; for trainer.h, the text of every public C header, with `\`-continued
+/// lines joined (a macro value may sit on the next line).
 fn read(path: &PathBuf) -> String {
-    let mut text =
-        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
-    if path.ends_with("trainer.h") {
-        for section in SECTIONS {
-            text.push('\n');
-            text.push_str(&read(&path.with_file_name(section)));
-        }
+    if !path.ends_with("trainer.h") {
+        return read_file(path);
+    }
+    let mut text = String::new();
+    for file in header_files() {
+        text.push_str(&read_file(&file).replace("\\\n", " "));
+        text.push('\n');
     }
     text
 }
 
-/// Joins the header into one line per declaration, then picks `TRAINER_API ... name(`.
-fn header_functions(header: &str) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    let flat = header.replace('\n', " ");
+#[test]
+fn every_public_header_is_read() {
+    let files = header_files();
+    let names: Vec<String> =
+        files.iter().map(|f| f.file_name().unwrap().to_string_lossy().into_owned()).collect();
+    for want in ["trainer.h", "cluster.h", "collectives.h", "controller.h", "local.h", "plugin.h"] {
+        assert!(names.iter().any(|n| n == want), "{want} not among {names:?}");
+    }
+}
+
+/// `text` without its `/* ... */` comments.
+fn strip_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(c) = rest.find("/*") {
+        out.push_str(&rest[..c]);
+        out.push(' ');
+        rest = rest[c..].find("*/").map_or("", |e| &rest[c + e + 2..]);
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The text between the parenthesis that `text` starts with and its match.
+fn parenthesized(text: &str) -> &str {
+    let mut depth = 0;
+    for (i, c) in text.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return &text[1..i];
+                }
+            }
+            _ => {}
+        }
+    }
+    panic!("unbalanced parentheses in {text:?}")
+}
+
+/// Number of parameters of a parameter list: top-level commas, with `()`/`(void)` none.
+fn parameter_count(list: &str) -> usize {
+    let list = list.trim();
+    if list.is_empty() || list == "void" {
+        return 0;
+    }
+    let (mut depth, mut commas) = (0i32, 0usize);
+    for c in list.chars() {
+        match c {
+            '(' | '<' => depth += 1,
+            ')' | '>' => depth -= 1,
+            ',' if depth == 0 => commas += 1,
+            _ => {}
+        }
+    }
+    // Rust allows a trailing comma.
+    if list.ends_with(',') {
+        commas
+    } else {
+        commas + 1
+    }
+}
+
+/// The trailing identifier of `head` (`const char* trainer_x` -> `trainer_x`).
+fn last_identifier(head: &str) -> String {
+    let head = head.trim_end();
+    let start = head
+        .char_indices()
+        .rev()
+        .take_while(|(_, c)| c.is_ascii_alphanumeric() || *c == '_')
+        .last()
+        .map_or(head.len(), |(i, _)| i);
+    head[start..].to_string()
+}
+
+/// Every `TRAINER_API ... name(params)` of the headers: name -> parameter count.
+fn header_functions(header: &str) -> BTreeMap<String, usize> {
+    let mut out = BTreeMap::new();
+    let flat = strip_comments(header).replace('\n', " ");
     for decl in flat.split("TRAINER_API").skip(1) {
         // Skip the macro definitions themselves (`#define TRAINER_API ...`).
         let Some(paren) = decl.find('(') else { continue };
@@ -41,26 +139,23 @@ fn header_functions(header: &str) -> BTreeSet<String> {
         if head.contains('#') || head.is_empty() {
             continue;
         }
-        let name: String = head
-            .chars()
-            .rev()
-            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-            .collect::<String>()
-            .chars()
-            .rev()
-            .collect();
+        let name = last_identifier(head);
         if name.starts_with("trainer_") {
-            out.insert(name);
+            out.insert(name, parameter_count(parenthesized(&decl[paren..])));
         }
     }
     out
 }
 
-fn rust_functions(src: &str) -> BTreeSet<String> {
-    src.lines()
-        .filter_map(|l| l.trim().strip_prefix("pub fn "))
-        .map(|rest| rest[..rest.find('(').unwrap()].to_string())
-        .collect()
+/// Every `pub fn name(params)` of src/lib.rs: name -> parameter count.
+fn rust_functions(src: &str) -> BTreeMap<String, usize> {
+    let mut out = BTreeMap::new();
+    for (at, _) in src.match_indices("pub fn ") {
+        let rest = &src[at + "pub fn ".len()..];
+        let paren = rest.find('(').unwrap();
+        out.insert(rest[..paren].to_string(), parameter_count(parenthesized(&rest[paren..])));
+    }
+    out
 }
 
 /// `#define TRAINER_X (-3)` / `#define TRAINER_X 0` / `(1u << 2)` -> value.
@@ -111,13 +206,74 @@ fn every_header_function_is_declared_and_nothing_else() {
     let src = read(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src/lib.rs"));
     let want = header_functions(&header);
     let have = rust_functions(&src);
-    assert!(want.contains("trainer_version_number"), "header parse found {want:?}");
-    let missing: Vec<_> = want.difference(&have).collect();
-    let extra: Vec<_> = have.difference(&want).collect();
+    // One function of each header, so a parse that silently finds nothing fails.
+    for name in [
+        "trainer_version_number",
+        "trainer_cluster_apply",
+        "trainer_comm_all_reduce",
+        "trainer_run_start",
+        "trainer_controller_new",
+        "trainer_plugin_new",
+    ] {
+        assert!(want.contains_key(name), "header parse did not find {name}: {want:?}");
+    }
+    assert_eq!(want["trainer_version_number"], 0, "(void) has no parameters");
+    assert_eq!(want["trainer_comm_create_nccl"], 10);
+    let missing: Vec<_> = want.keys().filter(|n| !have.contains_key(*n)).collect();
+    let extra: Vec<_> = have.keys().filter(|n| !want.contains_key(*n)).collect();
     assert!(
         missing.is_empty() && extra.is_empty(),
-        "libtrainer-sys drifted from trainer.h: missing {missing:?}, not in header {extra:?}"
+        "libtrainer-sys drifted from the C headers: missing {missing:?}, not in a header {extra:?}"
     );
+    let arity: Vec<_> = want
+        .iter()
+        .filter(|(n, c)| have[*n] != **c)
+        .map(|(n, c)| format!("{n}: header {c} parameters, Rust {}", have[n]))
+        .collect();
+    assert!(arity.is_empty(), "parameter counts differ: {arity:?}");
+}
+
+/// `typedef struct x x;` (opaque handles) and `typedef ret (*x)(...)` (callbacks).
+fn header_typedefs(header: &str) -> (BTreeSet<String>, BTreeSet<String>) {
+    let (mut opaque, mut callbacks) = (BTreeSet::new(), BTreeSet::new());
+    let flat = strip_comments(header).replace('\n', " ");
+    for decl in flat.split("typedef ").skip(1) {
+        let decl = decl.split(';').next().unwrap_or("");
+        if let Some(rest) = decl.strip_prefix("struct ") {
+            let words: Vec<&str> = rest.split_whitespace().collect();
+            if words.len() == 2 && words[0] == words[1] {
+                opaque.insert(words[0].to_string());
+            }
+        } else if let Some(p) = decl.find("(*") {
+            let name = &decl[p + 2..];
+            callbacks.insert(name[..name.find(')').unwrap()].trim().to_string());
+        }
+    }
+    (opaque, callbacks)
+}
+
+#[test]
+fn every_handle_and_callback_type_is_declared() {
+    let (opaque, callbacks) = header_typedefs(&read(&header_path()));
+    let src = read(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src/lib.rs"));
+    assert!(opaque.contains("trainer_framework") && opaque.contains("trainer_comm"), "{opaque:?}");
+    assert!(callbacks.contains("trainer_plugin_entry_fn"), "{callbacks:?}");
+    // Opaque handles are the bare `name;` lines of the `opaque!` blocks.
+    let rust_opaque: BTreeSet<String> = src
+        .lines()
+        .map(str::trim)
+        .filter_map(|l| l.strip_suffix(';'))
+        .filter(|l| l.starts_with("trainer_") && l.chars().all(|c| c.is_alphanumeric() || c == '_'))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(rust_opaque, opaque, "opaque handles: Rust vs headers");
+    let rust_types: BTreeSet<String> = src
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("pub type "))
+        .map(|r| r[..r.find([' ', '=']).unwrap()].to_string())
+        .collect();
+    let missing: Vec<_> = callbacks.difference(&rust_types).collect();
+    assert!(missing.is_empty(), "callback types not in libtrainer-sys: {missing:?}");
 }
 
 #[test]
@@ -136,6 +292,21 @@ fn integer_constants_match_the_header() {
     assert_eq!(header["TRAINER_VERSION_MAJOR"], i64::from(libtrainer_sys::TRAINER_VERSION_MAJOR));
     assert_eq!(header["TRAINER_VERSION_MINOR"], i64::from(libtrainer_sys::TRAINER_VERSION_MINOR));
     assert_eq!(header["TRAINER_VERSION_PATCH"], i64::from(libtrainer_sys::TRAINER_VERSION_PATCH));
+    // Computed macros the parser does not evaluate: their formula is checked instead.
+    let text = read(&header_path());
+    assert!(text.contains(
+        "(((uint32_t)TRAINER_PLUGIN_ABI_VERSION_MAJOR << 16) | (uint32_t)TRAINER_PLUGIN_ABI_VERSION_MINOR)"
+    ));
+    assert_eq!(
+        i64::from(libtrainer_sys::TRAINER_PLUGIN_ABI_VERSION),
+        (header["TRAINER_PLUGIN_ABI_VERSION_MAJOR"] << 16)
+            | header["TRAINER_PLUGIN_ABI_VERSION_MINOR"]
+    );
+    assert_eq!(header["TRAINER_ISOLATION_NAMESPACES"], 1, "continued macro lines are read");
+    assert!(text.contains(&format!(
+        "#define TRAINER_PLUGIN_ENTRY_SYMBOL \"{}\"",
+        libtrainer_sys::TRAINER_PLUGIN_ENTRY_SYMBOL
+    )));
 }
 
 #[test]
@@ -220,6 +391,22 @@ fn transparent_structs_have_the_header_fields_in_order() {
         Some("warning_user_data_free"),
         "function pointer fields are parsed"
     );
+    // The last field of structs of every header, so a header the parse skipped fails.
+    for (name, last) in [
+        ("trainer_render_options", "framework"),
+        ("trainer_cluster_apply_options", "framework"),
+        ("trainer_controller_options", "framework"),
+        ("trainer_comm_options", "cuda_stream"),
+        ("trainer_run_options", "log_user_data_free"),
+        ("trainer_plugin_host", "reply_set_error"),
+        ("trainer_plugin_descriptor", "status"),
+    ] {
+        assert_eq!(
+            header.get(name).and_then(|f| f.last()).map(String::as_str),
+            Some(last),
+            "{name}"
+        );
+    }
     for (name, fields) in &header {
         match rust.get(name) {
             Some(have) => {
