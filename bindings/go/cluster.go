@@ -83,7 +83,7 @@ type warningSink struct{ fn func(string) }
 func NewClient(opts *ClientOptions) (*Client, error) {
 	var copts C.trainer_client_options
 	if st := C.trainer_client_options_init(&copts, C.TRAINER_CLIENT_OPTIONS_VERSION); st != C.TRAINER_OK {
-		return nil, &Error{Code: Code(st), Message: "trainer_client_options_init failed"}
+		return nil, optionsError(st, "client")
 	}
 	var strs cStrings
 	defer strs.free()
@@ -233,7 +233,7 @@ type ApplyOptions struct {
 func (cl *Client) Apply(ctx context.Context, documents []byte, opts *ApplyOptions) ([]AppliedObject, error) {
 	var copts C.trainer_cluster_apply_options
 	if st := C.trainer_cluster_apply_options_init(&copts, C.TRAINER_CLUSTER_APPLY_OPTIONS_VERSION); st != C.TRAINER_OK {
-		return nil, &Error{Code: Code(st), Message: "trainer_cluster_apply_options_init failed"}
+		return nil, optionsError(st, "apply")
 	}
 	var strs cStrings
 	defer strs.free()

@@ -121,7 +121,7 @@ func NewController(client *Client, opts *ControllerOptions) (*Controller, error)
 	}
 	var copts C.trainer_controller_options
 	if st := C.trainer_controller_options_init(&copts, C.TRAINER_CONTROLLER_OPTIONS_VERSION); st != C.TRAINER_OK {
-		return nil, &Error{Code: Code(st), Message: "trainer_controller_options_init failed"}
+		return nil, optionsError(st, "controller")
 	}
 	var strs cStrings
 	defer strs.free()
@@ -229,7 +229,7 @@ func (ctl *Controller) Metrics() (string, error) {
 func (ctl *Controller) Reconcile(ctx context.Context, namespace, name string) (ReconcileResult, error) {
 	var copts C.trainer_controller_reconcile_options
 	if st := C.trainer_controller_reconcile_options_init(&copts, C.TRAINER_CONTROLLER_RECONCILE_OPTIONS_VERSION); st != C.TRAINER_OK {
-		return ReconcileResult{}, &Error{Code: Code(st), Message: "trainer_controller_reconcile_options_init failed"}
+		return ReconcileResult{}, optionsError(st, "reconcile")
 	}
 	var strs cStrings
 	defer strs.free()

@@ -31,7 +31,7 @@ type ParseOptions struct {
 func (o *ParseOptions) toC() (C.trainer_parse_options, error) {
 	var c C.trainer_parse_options
 	if st := C.trainer_parse_options_init(&c, C.TRAINER_PARSE_OPTIONS_VERSION); st != C.TRAINER_OK {
-		return c, &Error{Code: Code(st), Message: "trainer_parse_options_init failed"}
+		return c, optionsError(st, "parse")
 	}
 	for _, v := range []int{o.MaxDocumentBytes, o.MaxDepth, o.MaxDocuments, o.MaxNodes, o.MaxAliases, o.MaxAliasBytes} {
 		if v < 0 {

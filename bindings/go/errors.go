@@ -8,6 +8,7 @@ package trainer
 import "C"
 
 import (
+	"fmt"
 	"strings"
 )
 
@@ -39,6 +40,37 @@ const (
 
 // String returns the C constant name ("TRAINER_E_PARSE"), "TRAINER_E_?" for unknown codes.
 func (c Code) String() string { return C.GoString(C.trainer_status_name(C.trainer_status(c))) }
+
+// codeTexts are the words Error() uses for each code.
+var codeTexts = map[Code]string{
+	CodeOK:              "ok",
+	CodeInvalidArgument: "invalid argument",
+	CodeParse:           "parse error",
+	CodeInvalid:         "invalid",
+	CodeLimit:           "limit exceeded",
+	CodeNotFound:        "not found",
+	CodeUnsupported:     "unsupported",
+	CodeNoMem:           "out of memory",
+	CodeInternal:        "internal error",
+	CodeUser:            "callback failed",
+	CodeIO:              "I/O error",
+	CodeTimeout:         "timed out",
+	CodeCanceled:        "canceled",
+	CodeUnauthorized:    "unauthorized",
+	CodeForbidden:       "forbidden",
+	CodeConflict:        "conflict",
+	CodeServer:          "server error",
+	CodeFailed:          "failed",
+}
+
+// Text describes the code in words ("invalid argument", "not found"); "error <n>" for a code
+// this package does not know (a newer library's).
+func (c Code) Text() string {
+	if t, ok := codeTexts[c]; ok {
+		return t
+	}
+	return fmt.Sprintf("error %d", int(c))
+}
 
 // Sentinels for errors.Is: errors.Is(err, ErrInvalid) holds for every *Error whose Code is
 // CodeInvalid, whatever its message and fields. A cluster call ended by its context.Context
@@ -111,12 +143,13 @@ type Error struct {
 	cause error
 }
 
-// Error implements the error interface: "libtrainer: TRAINER_E_INVALID: <message>".
+// Error implements the error interface: "libtrainer: invalid: <message>". The text names the
+// code in words (Code.Text), not by its C constant, so it reads the same in every binding.
 func (e *Error) Error() string {
 	if e.Message == "" {
-		return "libtrainer: " + e.Code.String()
+		return "libtrainer: " + e.Code.Text()
 	}
-	return "libtrainer: " + e.Code.String() + ": " + e.Message
+	return "libtrainer: " + e.Code.Text() + ": " + e.Message
 }
 
 // Is makes errors.Is(err, ErrX) compare status codes.
@@ -174,4 +207,10 @@ func copyError(cerr *C.trainer_error) *Error {
 		}
 	}
 	return e
+}
+
+// optionsError reports that the loaded library refused an options struct of this header's
+// version (a library older than the header, which the version check in init normally stops).
+func optionsError(st C.trainer_status, what string) error {
+	return &Error{Code: Code(st), Message: "the loaded libtrainer does not support this version of the " + what + " options"}
 }

@@ -68,7 +68,7 @@ func (r *RenderResult) Encode(format Format) ([]byte, error) {
 func Render(input []byte, opts *RenderOptions) (*RenderResult, error) {
 	var copts C.trainer_render_options
 	if st := C.trainer_render_options_init(&copts, C.TRAINER_RENDER_OPTIONS_VERSION); st != C.TRAINER_OK {
-		return nil, &Error{Code: Code(st), Message: "trainer_render_options_init failed"}
+		return nil, optionsError(st, "render")
 	}
 	// copts is Go memory handed to C: by cgo's pointer rules it may point only to C memory.
 	var cmem []unsafe.Pointer

@@ -101,7 +101,17 @@ func TestErrorIsComparesCodes(t *testing.T) {
 	if !errors.As(err, &te) || len(te.Fields) != 1 || te.Fields[0].Path != "spec.x" {
 		t.Fatalf("errors.As lost the fields: %#v", te)
 	}
-	if got := te.Error(); got != "libtrainer: TRAINER_E_INVALID: bad" {
+	if got := te.Error(); got != "libtrainer: invalid: bad" {
 		t.Fatalf("Error() = %q", got)
+	}
+	// Every known code has words of its own, and no error text carries a C constant name.
+	for code := CodeFailed; code <= CodeOK; code++ {
+		text := (&Error{Code: code}).Error()
+		if strings.Contains(text, "TRAINER_") || strings.Contains(code.Text(), "error -") {
+			t.Errorf("Code(%d): Error() = %q, Text() = %q", int(code), text, code.Text())
+		}
+	}
+	if got := Code(-1000).Text(); got != "error -1000" {
+		t.Errorf("unknown code Text() = %q", got)
 	}
 }
