@@ -10,6 +10,7 @@
 #pragma once
 
 #include "trainer/error.hpp"
+#include "trainer/framework.hpp"
 #include "trainer/kube.hpp"
 
 #include <boost/json/object.hpp>
@@ -21,6 +22,10 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+namespace trainer {
+class Framework;
+}  // namespace trainer
 
 namespace trainer::cluster {
 
@@ -54,6 +59,11 @@ struct ApplyOptions : kube::CallOptions {
   std::string namespace_;
   /// Warnings of local admission (a runtime that neither the input nor the cluster holds).
   std::function<void(std::string_view)> on_warning;
+  /// The plugins local admission runs, borrowed for the call; null: the built-in plugins of
+  /// `feature_gates`.
+  const Framework* framework = nullptr;
+  /// The feature gates of the plugins' context (those `framework` was built for).
+  FeatureGates feature_gates;
   /// Called after each object is applied, in order, so that a caller can show what was applied
   /// before a later object failed (kubectl prints each line as it goes).
   std::function<void(const AppliedObject&)> on_applied;

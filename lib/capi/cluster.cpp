@@ -4,11 +4,14 @@
 // cannot throw.
 #include "trainer/cluster.hpp"
 #include "capi/client.hpp"
+#include "capi/plugin.hpp"
 #include "trainer/codec.hpp"
 
 #include <boost/json/serialize.hpp>
 
 #include <chrono>
+#include <cstddef>
+#include <cstring>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -42,8 +45,8 @@ std::string str(const char* s) {
   return s == nullptr ? std::string() : std::string(s);
 }
 
-// Options structs of version 1 only so far: later versions append fields, so a caller's
-// version above ours is a struct we cannot read.
+// Later versions of an options struct append fields, so a caller's version above ours is a
+// struct we cannot read; the fields a version appended are read only for that version.
 template <class Options>
 bool supported(const Options* opts, uint32_t current) {
   return opts == nullptr || (opts->version != 0 && opts->version <= current);
@@ -120,8 +123,17 @@ extern "C" {
 
 trainer_status trainer_cluster_apply_options_init(trainer_cluster_apply_options* opts,
                                                   uint32_t version) {
-  return init_options(opts, version, TRAINER_CLUSTER_APPLY_OPTIONS_VERSION,
-                      trainer_cluster_apply_options TRAINER_CLUSTER_APPLY_OPTIONS_INIT);
+  return guard(nullptr, [&] {
+    if (opts == nullptr || version == 0 || version > TRAINER_CLUSTER_APPLY_OPTIONS_VERSION) {
+      return TRAINER_E_INVALID_ARGUMENT;
+    }
+    // Only the fields of `version`: version 1 ends before `framework`.
+    const trainer_cluster_apply_options init = TRAINER_CLUSTER_APPLY_OPTIONS_INIT;
+    std::memcpy(static_cast<void*>(opts), &init,
+                version >= 2 ? sizeof init : offsetof(trainer_cluster_apply_options, framework));
+    opts->version = version;
+    return TRAINER_OK;
+  });
 }
 
 trainer_status trainer_cluster_apply(trainer_client* client, const char* data, size_t len,
@@ -149,6 +161,10 @@ trainer_status trainer_cluster_apply(trainer_client* client, const char* data, s
       options.dry_run = opts->dry_run != 0;
       options.force = opts->force != 0;
       set_call_options(options, opts->cancel, opts->timeout_ms);
+      if (opts->version >= 2 && opts->framework != nullptr) {
+        options.framework = opts->framework->framework.get();
+        options.feature_gates = opts->framework->gates;
+      }
     }
     const auto sink = client->warnings;
     options.on_warning = [sink](std::string_view text) { sink->warn(text); };

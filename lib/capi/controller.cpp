@@ -4,12 +4,15 @@
 // the reconcile callback runs on the loop's worker threads, so nothing is thrown back into them.
 #include "trainer/controller.hpp"
 #include "capi/client.hpp"
+#include "capi/plugin.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
 
 #include <chrono>
+#include <cstddef>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -119,10 +122,14 @@ extern "C" {
 
 trainer_status trainer_controller_options_init(trainer_controller_options* opts, uint32_t version) {
   return guard(nullptr, [&] {
-    if (opts == nullptr || version != TRAINER_CONTROLLER_OPTIONS_VERSION) {
+    if (opts == nullptr || version == 0 || version > TRAINER_CONTROLLER_OPTIONS_VERSION) {
       return TRAINER_E_INVALID_ARGUMENT;
     }
-    *opts = trainer_controller_options TRAINER_CONTROLLER_OPTIONS_INIT;
+    // Only the fields of `version`: version 1 ends before `framework`.
+    const trainer_controller_options init = TRAINER_CONTROLLER_OPTIONS_INIT;
+    std::memcpy(static_cast<void*>(opts), &init,
+                version >= 2 ? sizeof init : offsetof(trainer_controller_options, framework));
+    opts->version = version;
     return TRAINER_OK;
   });
 }
@@ -131,7 +138,9 @@ trainer_status trainer_controller_new(trainer_client* client,
                                       const trainer_controller_options* opts,
                                       trainer_controller** out, trainer_error** err) {
   // The caller's user data is ours from here on, whatever happens (as trainer_client_new).
-  const bool readable = opts == nullptr || opts->version == TRAINER_CONTROLLER_OPTIONS_VERSION;
+  // Versions 1 and 2 are readable; `framework` (version 2) is read only for version 2.
+  const bool readable = opts == nullptr ||
+                        (opts->version != 0 && opts->version <= TRAINER_CONTROLLER_OPTIONS_VERSION);
   PendingUserData pending;
   if (opts != nullptr && readable) {
     pending.free_fn = opts->reconcile_user_data_free;
@@ -163,8 +172,18 @@ trainer_status trainer_controller_new(trainer_client* client,
           negative(opts->retry_period_ms)) {
         return bad_argument(err, "trainer_controller_options: a duration is negative");
       }
-      if (const auto st = feature_gates(opts->feature_gates, options.reconciler.feature_gates, err);
-          st != TRAINER_OK) {
+      const trainer_framework* framework = opts->version >= 2 ? opts->framework : nullptr;
+      if (framework != nullptr) {
+        if (opts->feature_gates != nullptr && *opts->feature_gates != '\0') {
+          return bad_argument(err,
+                              "trainer_controller_options: feature_gates must be empty with a "
+                              "framework (the framework's gates apply)");
+        }
+        options.reconciler.feature_gates = framework->gates;
+        options.reconciler.framework = framework->framework;  // our own reference
+      } else if (const auto st =
+                     feature_gates(opts->feature_gates, options.reconciler.feature_gates, err);
+                 st != TRAINER_OK) {
         return st;
       }
       options.reconciler.record_events = opts->no_events == 0;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Documents: parse (YAML/JSON -> typed or JSON), default, validate, encode.
 #include "capi/capi.hpp"
+#include "capi/plugin.hpp"
 
 #include "trainer/admission.hpp"
 #include "trainer/codec.hpp"
@@ -64,11 +65,16 @@ AdmissionScope scope_of(const trainer_document_list* context) {
   return scope;
 }
 
-// Admission of `doc` against `context`: the admission path of trainerctl validate.
+// Admission of `doc` against `context`: the admission path of trainerctl validate, with the
+// plugins of `framework` (NULL: the built-in ones, gates off).
 Result<ValidationResult> admit_document(const trainer_document& doc,
-                                        const trainer_document_list* context) {
+                                        const trainer_document_list* context,
+                                        const trainer_framework* framework) {
   if (const auto* job = std::get_if<TrainJob>(&doc.object)) {
-    return admit_object(*job, scope_of(context));
+    if (framework == nullptr) return admit_object(*job, scope_of(context));
+    RenderContext ctx;
+    ctx.feature_gates = framework->gates;
+    return admit_object(*job, scope_of(context), ctx, framework->framework.get());
   }
   if (const auto* rt = std::get_if<TrainingRuntime>(&doc.object)) return admit_object(*rt);
   if (const auto* crt = std::get_if<ClusterTrainingRuntime>(&doc.object)) {
@@ -81,6 +87,33 @@ Result<ValidationResult> admit_document(const trainer_document& doc,
 }
 
 }  // namespace
+
+// trainer_document_validate and trainer_document_validate_with (`fn`: the name in messages).
+trainer_status validate_document(const char* fn, const trainer_document* doc,
+                                 const trainer_document_list* context,
+                                 const trainer_framework* framework, trainer_validation** out,
+                                 trainer_error** err) {
+  return guard(err, [&] {
+    if (out != nullptr) *out = nullptr;
+    if (doc == nullptr) {
+      return set_error(err, TRAINER_E_INVALID_ARGUMENT, std::string(fn) + ": doc is NULL");
+    }
+    auto validation = std::make_unique<trainer_validation>();
+    auto admitted = admit_document(*doc, context, framework);
+    trainer_status status = TRAINER_OK;
+    if (!admitted) {
+      status = set_error(err, admitted.error());
+    } else {
+      validation->warnings = std::move(admitted->warnings);
+      if (!admitted->ok()) status = set_error(err, admitted->to_error());
+    }
+    if (out != nullptr && (status == TRAINER_OK || status == TRAINER_E_INVALID)) {
+      *out = validation.release();
+    }
+    return status;
+  });
+}
+
 }  // namespace trainer::capi
 
 void trainer_document::refresh_header() {
@@ -221,25 +254,16 @@ trainer_status trainer_document_default(trainer_document* doc, trainer_error** e
 trainer_status trainer_document_validate(const trainer_document* doc,
                                          const trainer_document_list* context,
                                          trainer_validation** out, trainer_error** err) {
-  return guard(err, [&] {
-    if (out != nullptr) *out = nullptr;
-    if (doc == nullptr) {
-      return set_error(err, TRAINER_E_INVALID_ARGUMENT, "trainer_document_validate: doc is NULL");
-    }
-    auto validation = std::make_unique<trainer_validation>();
-    auto admitted = trainer::capi::admit_document(*doc, context);
-    trainer_status status = TRAINER_OK;
-    if (!admitted) {
-      status = set_error(err, admitted.error());
-    } else {
-      validation->warnings = std::move(admitted->warnings);
-      if (!admitted->ok()) status = set_error(err, admitted->to_error());
-    }
-    if (out != nullptr && (status == TRAINER_OK || status == TRAINER_E_INVALID)) {
-      *out = validation.release();
-    }
-    return status;
-  });
+  return trainer::capi::validate_document("trainer_document_validate", doc, context, nullptr, out,
+                                          err);
+}
+
+trainer_status trainer_document_validate_with(const trainer_document* doc,
+                                              const trainer_document_list* context,
+                                              const trainer_framework* framework,
+                                              trainer_validation** out, trainer_error** err) {
+  return trainer::capi::validate_document("trainer_document_validate_with", doc, context, framework,
+                                          out, err);
 }
 
 void trainer_validation_free(trainer_validation* validation) {

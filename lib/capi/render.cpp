@@ -4,11 +4,14 @@
 #include "trainer/render.hpp"
 #include "api/json_path.hpp"
 #include "capi/capi.hpp"
+#include "capi/plugin.hpp"
 #include "trainer/ssh.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 
+#include <cstddef>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <utility>
@@ -63,7 +66,9 @@ trainer::Result<trainer::RenderContext> make_context(const trainer_render_option
   const bool own_uid = !nonempty(opts.uid) && train_job_has_uid(objects);
   trainer::RenderContext ctx = trainer::system_render_context(nonempty(opts.uid) ? opts.uid : "");
   if (own_uid) ctx.train_job_uid.clear();  // render() then uses the TrainJob's metadata.uid
-  if (nonempty(opts.feature_gates)) {
+  if (opts.framework != nullptr) {
+    ctx.feature_gates = opts.framework->gates;
+  } else if (nonempty(opts.feature_gates)) {
     auto gates = trainer::parse_feature_gates(opts.feature_gates);
     if (!gates) return tl::unexpected(std::move(gates).error());
     ctx.feature_gates = *gates;
@@ -82,6 +87,12 @@ trainer::Result<trainer::RenderContext> make_context(const trainer_render_option
   return ctx;
 }
 
+// Bytes of each struct version: a caller built against an older header has a shorter struct.
+constexpr std::size_t options_size(uint32_t version) {
+  return version >= 2 ? sizeof(trainer_render_options)
+                      : offsetof(trainer_render_options, framework);
+}
+
 trainer_status option_error(trainer_error** err, const trainer::Error& error) {
   return set_error(err, TRAINER_E_INVALID_ARGUMENT, "trainer_render: " + error.message);
 }
@@ -92,10 +103,12 @@ extern "C" {
 
 trainer_status trainer_render_options_init(trainer_render_options* opts, uint32_t version) {
   return guard(nullptr, [&] {
-    if (opts == nullptr || version != TRAINER_RENDER_OPTIONS_VERSION) {
+    if (opts == nullptr || version == 0 || version > TRAINER_RENDER_OPTIONS_VERSION) {
       return TRAINER_E_INVALID_ARGUMENT;
     }
-    *opts = trainer_render_options TRAINER_RENDER_OPTIONS_INIT;
+    const trainer_render_options init = TRAINER_RENDER_OPTIONS_INIT;
+    std::memcpy(static_cast<void*>(opts), &init, options_size(version));
+    opts->version = version;
     return TRAINER_OK;
   });
 }
@@ -118,7 +131,12 @@ trainer_status trainer_render(const char* data, size_t len, const trainer_render
                          "trainer_render: unsupported trainer_render_options version " +
                              std::to_string(opts->version));
       }
-      options = *opts;
+      std::memcpy(static_cast<void*>(&options), opts, options_size(opts->version));
+    }
+    if (options.framework != nullptr && nonempty(options.feature_gates)) {
+      return set_error(err, TRAINER_E_INVALID_ARGUMENT,
+                       "trainer_render: feature_gates must be empty with a framework (the "
+                       "framework's gates apply)");
     }
     trainer::DecodeOptions limits;
     if (auto bad = trainer::capi::apply_parse_options(options.parse, limits)) {
@@ -134,6 +152,7 @@ trainer_status trainer_render(const char* data, size_t len, const trainer_render
     trainer::RenderDocumentsOptions render_options;
     if (nonempty(options.namespace_name)) render_options.namespace_ = options.namespace_name;
     render_options.builtin_runtimes = options.builtin_runtimes != 0;
+    if (options.framework != nullptr) render_options.framework = options.framework->framework.get();
     render_options.on_warning = [&result](std::string_view w) { result->warnings.emplace_back(w); };
     auto rendered = trainer::render_documents(std::move(*objects), *ctx, render_options);
     if (!rendered) return set_error(err, rendered.error());

@@ -117,7 +117,10 @@ Result<std::vector<AppliedObject>> apply(kube::Client& client,
   admission_options.on_warning = options.on_warning;
   admission_options.missing_runtime = MissingRuntime::kWarn;
   admission_options.runtimes_from_cluster = true;
-  auto admission = admit(std::move(admitted), RenderContext{}, admission_options);
+  admission_options.framework = options.framework;
+  RenderContext ctx;
+  ctx.feature_gates = options.feature_gates;
+  auto admission = admit(std::move(admitted), ctx, admission_options);
   if (!admission) return tl::unexpected(std::move(admission.error()));
   if (!admission->ok()) return tl::unexpected(Error::invalid(std::move(admission->errors)));
 
