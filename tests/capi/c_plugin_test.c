@@ -6,12 +6,16 @@
  * The plugin's callbacks read the request and write the reply with the exported accessors only.
  * Compiled as C11 with -pedantic-errors and linked against libtrainer.so only.
  */
+#define _POSIX_C_SOURCE 200809L
+
 #include "c_check.h"
 #include "trainer.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #if !defined(TRAINER_TEST_PLUGIN_MODULE) || !defined(TRAINER_TEST_NO_ENTRY_MODULE)
 #error "TRAINER_TEST_PLUGIN_MODULE and TRAINER_TEST_NO_ENTRY_MODULE must be defined"
@@ -499,7 +503,121 @@ static void test_callback_error(void) {
   release_jobset();
 }
 
+/* A client of a server that does not exist: nothing is contacted until a call needs it. */
+static trainer_client* offline_client(char* kubeconfig, size_t size) {
+  static const char kConfig[] =
+      "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n"
+      "    server: https://127.0.0.1:1\nusers:\n- name: u\n  user:\n    token: t\n"
+      "contexts:\n- name: x\n  context:\n    cluster: c\n    user: u\n"
+      "current-context: x\n";
+  trainer_client_options opts = TRAINER_CLIENT_OPTIONS_INIT;
+  trainer_client* client = NULL;
+  trainer_error* err = NULL;
+  FILE* f;
+  snprintf(kubeconfig, size, "/tmp/c_plugin_test_%ld.kubeconfig", (long)getpid());
+  f = fopen(kubeconfig, "wb");
+  CHECK(f != NULL);
+  CHECK(fwrite(kConfig, 1, sizeof kConfig - 1, f) == sizeof kConfig - 1);
+  CHECK(fclose(f) == 0);
+  opts.kubeconfig = kubeconfig;
+  opts.request_timeout_ms = 2000;
+  CHECK_STATUS(trainer_client_new(&opts, &client, &err), TRAINER_OK, err);
+  return client;
+}
+
+/* trainer_cluster_apply admits with the framework's plugins before it sends anything. */
+static void test_cluster_apply(trainer_client* client) {
+  paddle_state state = {0, 0};
+  trainer_plugin_descriptor desc = paddle_descriptor("Paddle", &state);
+  trainer_framework* framework = new_framework(NULL);
+  trainer_cluster_apply_options opts;
+  trainer_cluster_apply_result* result = SENTINEL(trainer_cluster_apply_result);
+  trainer_error* err = NULL;
+  trainer_status st;
+  union {
+    char v1[offsetof(trainer_cluster_apply_options, framework)];
+    trainer_cluster_apply_options v2;
+  } mem;
+  const trainer_framework* garbage;
+
+  memset(&mem, 0xff, sizeof mem);
+  memset((void*)&garbage, 0xff, sizeof garbage);
+  CHECK(trainer_cluster_apply_options_init(&mem.v2, 1) == TRAINER_OK);
+  CHECK(mem.v2.version == 1 && mem.v2.parse == NULL && mem.v2.framework == garbage);
+  CHECK(trainer_cluster_apply_options_init(&opts, 2) == TRAINER_OK);
+  CHECK(opts.version == 2 && opts.framework == NULL);
+  CHECK(trainer_cluster_apply_options_init(&opts, 3) == TRAINER_E_INVALID_ARGUMENT);
+
+  add_ok(framework, new_plugin(&desc));
+  opts.framework = framework;
+  opts.timeout_ms = 2000;
+  CHECK_STATUS(trainer_cluster_apply(client, kTooBigPaddleJob, strlen(kTooBigPaddleJob), &opts,
+                                     &result, &err),
+               TRAINER_E_INVALID, err);
+  CHECK(result == NULL);
+  CHECK(trainer_error_field_count(err) == 1);
+  CHECK_STR(trainer_error_field_path(err, 0), "spec.trainer.numNodes");
+  trainer_error_free(err);
+
+  /* without it (and with a version-1 struct, whose `framework` is not read) admission passes
+   * and the call goes on to the server, which is not there */
+  CHECK(trainer_cluster_apply_options_init(&mem.v2, 1) == TRAINER_OK);
+  mem.v2.timeout_ms = 2000;
+  mem.v2.framework = framework;
+  st = trainer_cluster_apply(client, kTooBigPaddleJob, strlen(kTooBigPaddleJob), &mem.v2, &result,
+                             &err);
+  CHECK_STATUS(st, TRAINER_E_IO, err);
+  CHECK(result == NULL);
+  trainer_error_free(err);
+
+  trainer_framework_free(framework);
+  CHECK(state.frees == 1);
+}
+
+/* trainer_controller_new keeps its own reference to the framework. */
+static void test_controller(trainer_client* client) {
+  paddle_state state = {0, 0};
+  trainer_plugin_descriptor desc = paddle_descriptor("Paddle", &state);
+  trainer_framework* framework = new_framework(NULL);
+  trainer_controller_options opts;
+  trainer_controller* ctl = SENTINEL(trainer_controller);
+  trainer_error* err = NULL;
+  union {
+    char v1[offsetof(trainer_controller_options, framework)];
+    trainer_controller_options v2;
+  } mem;
+
+  memset(&mem, 0xff, sizeof mem);
+  CHECK(trainer_controller_options_init(&mem.v2, 1) == TRAINER_OK);
+  CHECK(mem.v2.version == 1 && mem.v2.reconcile_user_data_free == NULL);
+  CHECK(trainer_controller_options_init(&opts, 2) == TRAINER_OK);
+  CHECK(opts.version == 2 && opts.framework == NULL);
+
+  add_ok(framework, new_plugin(&desc));
+  opts.framework = framework;
+  opts.feature_gates = "TrainJobStatus=true";
+  CHECK_STATUS(trainer_controller_new(client, &opts, &ctl, &err), TRAINER_E_INVALID_ARGUMENT, err);
+  CHECK(ctl == NULL);
+  CHECK_CONTAINS(trainer_error_message(err), "feature_gates");
+  trainer_error_free(err);
+
+  opts.feature_gates = NULL;
+  CHECK_STATUS(trainer_controller_new(client, &opts, &ctl, &err), TRAINER_OK, err);
+  trainer_framework_free(framework);
+  CHECK(state.frees == 0); /* the controller still holds the plugins */
+  trainer_controller_free(ctl);
+  CHECK(state.frees == 1);
+
+  /* a version-1 struct: `framework` (garbage here) is not read */
+  memset(&mem, 0xff, sizeof mem);
+  CHECK(trainer_controller_options_init(&mem.v2, 1) == TRAINER_OK);
+  CHECK_STATUS(trainer_controller_new(client, &mem.v2, &ctl, &err), TRAINER_OK, err);
+  trainer_controller_free(ctl);
+}
+
 int main(void) {
+  char kubeconfig[256];
+  trainer_client* client;
   test_options_init();
   test_framework_new();
   test_render_with_plugin();
@@ -507,6 +625,11 @@ int main(void) {
   test_refusals();
   test_load();
   test_callback_error();
+  client = offline_client(kubeconfig, sizeof kubeconfig);
+  test_cluster_apply(client);
+  test_controller(client);
+  trainer_client_free(client);
+  CHECK(remove(kubeconfig) == 0);
   printf("c_plugin_test: all checks passed\n");
   return 0;
 }
