@@ -4,7 +4,7 @@
 //! Objects are JSON or YAML text. Every call blocks until it is done; a [`CancelToken`] in its
 //! options, cancelled from another thread, ends it with [`Code::CANCELLED`].
 
-use crate::{opt_string, sys, Buffer, Code, Error, Format, Result};
+use crate::{opt_string, sys, Buffer, Code, Error, Format, Framework, Result};
 use core::ffi::{c_char, c_void, CStr};
 use std::ffi::CString;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
@@ -62,7 +62,7 @@ impl CancelToken {
     }
 }
 
-fn token_ptr(token: &Option<CancelToken>) -> *mut sys::trainer_cancel_token {
+pub(crate) fn token_ptr(token: &Option<CancelToken>) -> *mut sys::trainer_cancel_token {
     token.as_ref().map_or(core::ptr::null_mut(), CancelToken::raw)
 }
 
@@ -70,10 +70,10 @@ fn token_ptr(token: &Option<CancelToken>) -> *mut sys::trainer_cancel_token {
 
 /// C strings of one call; `""` and `None` become NULL (the library's default).
 #[derive(Default)]
-struct CStrings(Vec<CString>);
+pub(crate) struct CStrings(Vec<CString>);
 
 impl CStrings {
-    fn get(&mut self, s: &str) -> Result<*const c_char> {
+    pub(crate) fn get(&mut self, s: &str) -> Result<*const c_char> {
         if s.is_empty() {
             return Ok(core::ptr::null());
         }
@@ -85,17 +85,17 @@ impl CStrings {
         Ok(p)
     }
 
-    fn opt(&mut self, s: &Option<String>) -> Result<*const c_char> {
+    pub(crate) fn opt(&mut self, s: &Option<String>) -> Result<*const c_char> {
         self.get(s.as_deref().unwrap_or(""))
     }
 }
 
 /// Milliseconds, rounded up so that a positive duration never becomes 0 (the default).
-fn millis(d: Duration) -> i64 {
+pub(crate) fn millis(d: Duration) -> i64 {
     i64::try_from(d.as_nanos().div_ceil(1_000_000)).unwrap_or(i64::MAX)
 }
 
-fn opt_millis(d: Option<Duration>) -> i64 {
+pub(crate) fn opt_millis(d: Option<Duration>) -> i64 {
     d.map_or(0, millis)
 }
 
@@ -191,7 +191,7 @@ impl Client {
             .ok_or_else(|| Error::new(Code::INTERNAL, "trainer_client_new returned NULL"))
     }
 
-    fn raw(&self) -> *mut sys::trainer_client {
+    pub(crate) fn raw(&self) -> *mut sys::trainer_client {
         self.0.as_ptr()
     }
 
@@ -220,6 +220,7 @@ impl Client {
         opts.force = i32::from(options.force);
         opts.cancel = token_ptr(&options.cancel);
         opts.timeout_ms = opt_millis(options.timeout);
+        opts.framework = options.framework.as_ref().map_or(core::ptr::null(), Framework::in_use);
         let mut result = core::ptr::null_mut();
         let mut err = core::ptr::null_mut();
         // SAFETY: the text and options live for the call.
@@ -569,6 +570,9 @@ pub struct ApplyOptions {
     pub cancel: Option<CancelToken>,
     /// Bound on each request [the client's].
     pub timeout: Option<Duration>,
+    /// The plugins whose rules admission applies before anything is sent [the built-in
+    /// plugins, gates off].
+    pub framework: Option<Framework>,
 }
 
 /// Options of [`Client::get`] and [`Client::list`].

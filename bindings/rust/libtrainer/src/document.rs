@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 //! Documents: parse, default, validate, encode.
 
-use crate::{opt_string, sys, Buffer, Code, Error, Result};
+use crate::{opt_string, sys, Buffer, Code, Error, Framework, Result};
 use core::ffi::{c_char, CStr};
 use core::marker::PhantomData;
 use core::ptr::{self, NonNull};
@@ -23,6 +23,21 @@ pub struct ParseOptions {
     /// Bytes of scalar text that YAML anchors and aliases copy, whole stream [4 MiB]: an
     /// anchored node is charged once when it is defined and once more for every alias of it.
     pub max_alias_bytes: usize,
+}
+
+impl ParseOptions {
+    /// The C struct of the current version with these limits.
+    pub(crate) fn raw(&self) -> sys::trainer_parse_options {
+        sys::trainer_parse_options {
+            max_document_bytes: self.max_document_bytes,
+            max_depth: self.max_depth,
+            max_documents: self.max_documents,
+            max_nodes: self.max_nodes,
+            max_aliases: self.max_aliases,
+            max_alias_bytes: self.max_alias_bytes,
+            ..sys::trainer_parse_options::INIT
+        }
+    }
 }
 
 /// Output format of [`Document::encode`].
@@ -64,24 +79,8 @@ impl DocumentList {
     /// with a field error naming the path. No defaults are applied.
     pub fn parse(data: impl AsRef<[u8]>, options: Option<&ParseOptions>) -> Result<DocumentList> {
         let data = data.as_ref();
-        let mut copts = sys::trainer_parse_options::INIT;
-        let popts = match options {
-            None => ptr::null(),
-            Some(o) => {
-                // SAFETY: `copts` is a valid, writable struct of the declared version.
-                let st = unsafe {
-                    sys::trainer_parse_options_init(&mut copts, sys::TRAINER_PARSE_OPTIONS_VERSION)
-                };
-                unsafe { Error::check(st, ptr::null_mut()) }?;
-                copts.max_document_bytes = o.max_document_bytes;
-                copts.max_depth = o.max_depth;
-                copts.max_documents = o.max_documents;
-                copts.max_nodes = o.max_nodes;
-                copts.max_aliases = o.max_aliases;
-                copts.max_alias_bytes = o.max_alias_bytes;
-                &copts as *const sys::trainer_parse_options
-            }
-        };
+        let copts = options.map(ParseOptions::raw);
+        let popts = copts.as_ref().map_or(ptr::null(), |o| o as *const sys::trainer_parse_options);
         let mut out = ptr::null_mut();
         let mut err = ptr::null_mut();
         // SAFETY: `data` is borrowed for the call (a non-null dangling pointer when empty is fine
@@ -222,12 +221,34 @@ impl<'a> Document<'a> {
     /// violation, and the warnings in [`Error::warnings`]. Kinds other than the three Trainer
     /// kinds fail with [`Code::UNSUPPORTED`].
     pub fn validate(&self, context: Option<&DocumentList>) -> Result<Vec<String>> {
+        self.validate_with(context, None)
+    }
+
+    /// [`Document::validate`] with the plugins of `framework` (`None`: the built-in plugins,
+    /// gates off), so the rules of plugins added to it apply too; a plugin's field errors come
+    /// back like the built-in ones.
+    pub fn validate_with(
+        &self,
+        context: Option<&DocumentList>,
+        framework: Option<&Framework>,
+    ) -> Result<Vec<String>> {
         let ctx = context.map_or(ptr::null(), |l| l.ptr.as_ptr() as *const _);
         let mut out = ptr::null_mut();
         let mut err = ptr::null_mut();
         // SAFETY: live document and optional live list, both borrowed shared; validations of
-        // the same lists may run concurrently.
-        let st = unsafe { sys::trainer_document_validate(self.raw(), ctx, &mut out, &mut err) };
+        // the same lists may run concurrently; the framework is shareable once in use.
+        let st = unsafe {
+            match framework {
+                None => sys::trainer_document_validate(self.raw(), ctx, &mut out, &mut err),
+                Some(f) => sys::trainer_document_validate_with(
+                    self.raw(),
+                    ctx,
+                    f.in_use(),
+                    &mut out,
+                    &mut err,
+                ),
+            }
+        };
         let mut warnings = Vec::new();
         if !out.is_null() {
             // SAFETY: `out` is an owned result; strings are copied before it is freed.

@@ -126,8 +126,19 @@ impl Error {
         if guard.0.is_null() {
             return Err(Error::new(Code(status), String::new()));
         }
-        let e = guard.0 as *const sys::trainer_error;
-        // SAFETY: `e` is live until `guard` drops; borrowed strings are copied before that.
+        // SAFETY: `guard.0` is live until `guard` drops.
+        Err(unsafe { Self::copy(guard.0) }.expect("non-NULL error"))
+    }
+
+    /// An owned copy of a borrowed error; `None` for NULL.
+    ///
+    /// # Safety
+    /// `e` must be NULL or a live error object.
+    pub(crate) unsafe fn copy(e: *const sys::trainer_error) -> Option<Error> {
+        if e.is_null() {
+            return None;
+        }
+        // SAFETY (caller): `e` is live; borrowed strings are copied.
         unsafe {
             let n = sys::trainer_error_field_count(e);
             let fields = (0..n)
@@ -139,7 +150,7 @@ impl Error {
                     text: opt_string(sys::trainer_error_field_string(e, i)).unwrap_or_default(),
                 })
                 .collect();
-            Err(Error {
+            Some(Error {
                 code: Code(sys::trainer_error_code(e)),
                 message: opt_string(sys::trainer_error_message(e)).unwrap_or_default(),
                 fields,

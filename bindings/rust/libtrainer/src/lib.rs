@@ -6,6 +6,11 @@
 //! outputs are owned Rust values, so nothing returned here borrows library memory except
 //! through a handle that `Drop` frees.
 //!
+//! Every section of the C ABI has a safe face here: documents ([`DocumentList`]), [`render`],
+//! local runs ([`Run`]), collectives ([`Communicator`]), the cluster ([`Client`]), the
+//! controller ([`Controller`], [`reconcile`]) and plugins ([`Plugin`], [`Framework`],
+//! [`export_plugin!`]).
+//!
 //! Link against libtrainer.so by setting `TRAINER_LIB_DIR` when building (see libtrainer-sys).
 
 use core::ffi::{c_char, CStr};
@@ -14,14 +19,27 @@ use std::fmt;
 pub use libtrainer_sys as sys;
 
 mod cluster;
+mod collectives;
+mod controller;
 mod document;
 mod error;
+mod local;
+mod plugin;
+mod render;
 pub use cluster::{
     AppliedObject, ApplyOptions, CancelToken, Client, ClientOptions, DeleteOptions, GetOptions,
     LogsOptions, Propagation, WaitOptions, WarningFn, WatchOptions,
 };
+pub use collectives::{Backend, Bf16, CommOptions, Communicator, Element, Memory, ReduceOp, F16};
+pub use controller::{reconcile, Controller, ControllerOptions, ReconcileFn, ReconcileOptions};
 pub use document::{Document, DocumentList, DocumentMut, Format, ParseOptions};
 pub use error::{Code, Error, FieldError, Result};
+pub use local::{read_run_status, Isolation, LogFn, LogLine, Phase, Run, RunOptions};
+pub use plugin::{
+    plugin_entry, Framework, Phases, Plugin, PluginError, PluginHandle, PluginResult, Request,
+    FRAMEWORK_LABEL_POINTER,
+};
+pub use render::{render, RenderOptions, RenderResult, RenderedObject};
 
 /// Version of the loaded library ("0.1.0").
 pub fn version() -> &'static str {
