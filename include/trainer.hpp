@@ -7,12 +7,25 @@
 // libtrainer.so works with it. Link libtrainer::trainer plus Boost::json (field error values are
 // boost::json values, parsed here from the JSON text the C ABI hands out) and tl::expected.
 //
-// The wrapper never throws except std::bad_alloc; callers who want exceptions call `.value()`.
+// The wrapper never throws except std::bad_alloc and what the caller's own callbacks throw
+// (rethrown where each call says); callers who want exceptions call `.value()`.
 // Names live in `trainer::abi` so that this header can be included next to the C++ core headers
 // (`trainer/*.hpp`), whose types live in `trainer`.
+//
+// It covers the whole C ABI, one section per part (docs/bindings.md, "C++"): documents, render
+// and the cluster client here; the rest in headers this one includes (include only this one):
+//   trainer/abi_base.hpp         version, features, trainer_error -> trainer::Error
+//   trainer/abi_plugin.hpp       plugins written in C++ or loaded, frameworks (trainer/plugin.h)
+//   trainer/abi_local.hpp        local runs (trainer/local.h)
+//   trainer/abi_collectives.hpp  communicators (trainer/collectives.h)
+//   trainer/abi_controller.hpp   the TrainJob controller (trainer/controller.h)
 #pragma once
 
 #include "trainer.h"
+#include "trainer/abi_base.hpp"
+#include "trainer/abi_collectives.hpp"
+#include "trainer/abi_local.hpp"
+#include "trainer/abi_plugin.hpp"
 #include "trainer/error.hpp"
 
 #include <boost/json/parse.hpp>
@@ -33,110 +46,7 @@
 
 namespace trainer::abi {
 
-// ---- Version and features --------------------------------------------------------------------
-
-/// The library's version number at run time (compare with TRAINER_VERSION_NUMBER).
-[[nodiscard]] inline std::uint32_t version_number() noexcept {
-  return trainer_version_number();
-}
-/// The library's version string at run time ("0.1.0").
-[[nodiscard]] inline std::string_view version_string() noexcept {
-  return trainer_version_string();
-}
-/// Bitmask of TRAINER_FEATURE_* compiled into the library.
-[[nodiscard]] inline std::uint32_t features() noexcept {
-  return trainer_features();
-}
-/// Whether every bit of `feature` (TRAINER_FEATURE_*) is compiled in.
-[[nodiscard]] inline bool has_feature(std::uint32_t feature) noexcept {
-  return (trainer_features() & feature) == feature;
-}
-/// The constant name of a status code ("TRAINER_E_PARSE").
-[[nodiscard]] inline std::string_view status_name(trainer_status status) noexcept {
-  return trainer_status_name(status);
-}
-
-// ---- Errors ----------------------------------------------------------------------------------
-
-/// The FieldErrorType whose Kubernetes Go name (`trainer_error_field_type`) is `go_name`;
-/// kInternal for names this header does not know.
-[[nodiscard]] inline FieldErrorType field_error_type_from_go_name(
-    std::string_view go_name) noexcept {
-  struct Entry {
-    std::string_view name;
-    FieldErrorType type;
-  };
-  static constexpr Entry kTypes[] = {
-      {"FieldValueNotFound", FieldErrorType::kNotFound},
-      {"FieldValueRequired", FieldErrorType::kRequired},
-      {"FieldValueDuplicate", FieldErrorType::kDuplicate},
-      {"FieldValueInvalid", FieldErrorType::kInvalid},
-      {"FieldValueNotSupported", FieldErrorType::kNotSupported},
-      {"FieldValueForbidden", FieldErrorType::kForbidden},
-      {"FieldValueTooLong", FieldErrorType::kTooLong},
-      {"FieldValueTooMany", FieldErrorType::kTooMany},
-      {"InternalError", FieldErrorType::kInternal},
-      {"FieldValueTypeInvalid", FieldErrorType::kTypeInvalid},
-  };
-  for (const auto& entry : kTypes) {
-    if (entry.name == go_name) return entry.type;
-  }
-  return FieldErrorType::kInternal;
-}
-
-/// A copy of the C error `err` as a trainer::Error (code, message, field errors). `fallback` is
-/// the code used when `err` is NULL (the caller passed no error object, or the library could not
-/// allocate one). A field value that is not valid JSON (never produced by libtrainer) is kept as
-/// a JSON string.
-[[nodiscard]] inline Error to_error(const trainer_error* err, trainer_status fallback) {
-  if (err == nullptr) {
-    return Error(static_cast<ErrorCode>(fallback),
-                 std::string("libtrainer call failed with ") + trainer_status_name(fallback));
-  }
-  Error out(static_cast<ErrorCode>(trainer_error_code(err)), trainer_error_message(err));
-  const std::size_t n = trainer_error_field_count(err);
-  out.fields.reserve(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    FieldError field;
-    field.type = field_error_type_from_go_name(trainer_error_field_type(err, i));
-    field.path = trainer_error_field_path(err, i);
-    if (const char* value = trainer_error_field_value(err, i)) {
-      boost::system::error_code ec;
-      boost::json::value parsed = boost::json::parse(value, ec);
-      field.value = ec ? boost::json::value(value) : std::move(parsed);
-    }
-    field.detail = trainer_error_field_detail(err, i);
-    out.fields.push_back(std::move(field));
-  }
-  out.http_status = trainer_error_http_status(err);
-  out.reason = trainer_error_reason(err);
-  return out;
-}
-
 namespace detail {
-
-struct ErrorDeleter {
-  void operator()(trainer_error* err) const noexcept { trainer_error_free(err); }
-};
-using ErrorPtr = std::unique_ptr<trainer_error, ErrorDeleter>;
-
-/// Takes ownership of `err` (the C call's error out-parameter) and converts it.
-[[nodiscard]] inline tl::unexpected<Error> failure(trainer_status status, trainer_error* err) {
-  const ErrorPtr owner(err);
-  return tl::unexpected<Error>(to_error(owner.get(), status));
-}
-
-/// A trainer_buffer that frees itself.
-struct Buffer {
-  trainer_buffer buf = TRAINER_BUFFER_INIT;
-  Buffer() = default;
-  Buffer(const Buffer&) = delete;
-  Buffer& operator=(const Buffer&) = delete;
-  ~Buffer() { trainer_buffer_free(&buf); }
-  [[nodiscard]] std::string str() const {
-    return buf.data == nullptr ? std::string() : std::string(buf.data, buf.len);
-  }
-};
 
 struct DocumentListDeleter {
   void operator()(trainer_document_list* list) const noexcept { trainer_document_list_free(list); }
@@ -144,10 +54,6 @@ struct DocumentListDeleter {
 struct ValidationDeleter {
   void operator()(trainer_validation* v) const noexcept { trainer_validation_free(v); }
 };
-
-[[nodiscard]] inline std::string_view view(const char* s) noexcept {
-  return s == nullptr ? std::string_view() : std::string_view(s);
-}
 
 }  // namespace detail
 
@@ -238,6 +144,10 @@ class Document {
   /// result whose Validation::error is set; the Result fails only when validation could not run
   /// (ErrorCode::kUnsupported for kinds other than the three Trainer kinds, ...).
   [[nodiscard]] inline Result<Validation> validate(const DocumentList* context = nullptr) const;
+  /// validate() with the plugins of `framework` (trainer_document_validate_with): the errors and
+  /// warnings of its added plugins' validate phase join the built-in rules'.
+  [[nodiscard]] inline Result<Validation> validate_with(
+      const Framework& framework, const DocumentList* context = nullptr) const;
 
   /// The document as text (trainer_document_encode).
   [[nodiscard]] Result<std::string> encode(Format format = Format::kJson) const {
@@ -255,6 +165,10 @@ class Document {
  private:
   friend class DocumentList;
   explicit Document(trainer_document* doc) noexcept : doc_(doc) {}
+  /// The Validation of a trainer_document_validate(_with) call that returned `status`.
+  [[nodiscard]] static inline Result<Validation> validation(trainer_status status,
+                                                            trainer_validation* raw_validation,
+                                                            trainer_error* err);
   trainer_document* doc_;
 };
 
@@ -305,6 +219,21 @@ inline Result<Validation> Document::validate(const DocumentList* context) const 
   trainer_error* err = nullptr;
   const trainer_status status = trainer_document_validate(
       doc_, context == nullptr ? nullptr : context->raw(), &raw_validation, &err);
+  return validation(status, raw_validation, err);
+}
+
+inline Result<Validation> Document::validate_with(const Framework& framework,
+                                                  const DocumentList* context) const {
+  trainer_validation* raw_validation = nullptr;
+  trainer_error* err = nullptr;
+  const trainer_status status = trainer_document_validate_with(
+      doc_, context == nullptr ? nullptr : context->raw(), framework.raw(), &raw_validation, &err);
+  return validation(status, raw_validation, err);
+}
+
+inline Result<Validation> Document::validation(trainer_status status,
+                                               trainer_validation* raw_validation,
+                                               trainer_error* err) {
   const std::unique_ptr<trainer_validation, detail::ValidationDeleter> owner(raw_validation);
   if (status != TRAINER_OK && status != TRAINER_E_INVALID) return detail::failure(status, err);
   const detail::ErrorPtr err_owner(err);
@@ -330,6 +259,9 @@ struct RenderOptions {
   std::string now;                ///< RFC 3339 time stamp [the system clock]
   bool builtin_runtimes = false;  ///< resolve missing ClusterTrainingRuntimes to built-in ones
   ParseOptions parse;             ///< parsing limits
+  /// The plugins to render with, borrowed for the call [the built-in plugins of
+  /// `feature_gates`]; with a framework, `feature_gates` must be empty (its gates apply).
+  const Framework* framework = nullptr;
 };
 
 /// One rendered object: views into its RenderResult, valid while the result lives.
@@ -408,7 +340,7 @@ class RenderResult {
 /// the objects the Kubeflow Trainer controller would create.
 [[nodiscard]] inline Result<RenderResult> render(std::string_view text,
                                                  const RenderOptions& options = {}) {
-  const auto c_str = [](const std::string& s) { return s.empty() ? nullptr : s.c_str(); };
+  using detail::c_str;
   const trainer_parse_options parse = detail::c_parse_options(options.parse);
   trainer_render_options opts = TRAINER_RENDER_OPTIONS_INIT;
   opts.uid = c_str(options.uid);
@@ -418,6 +350,7 @@ class RenderResult {
   opts.now = c_str(options.now);
   opts.builtin_runtimes = options.builtin_runtimes ? 1 : 0;
   opts.parse = &parse;
+  opts.framework = options.framework == nullptr ? nullptr : options.framework->raw();
   trainer_render_result* result = nullptr;
   trainer_error* err = nullptr;
   const trainer_status status = trainer_render(text.data(), text.size(), &opts, &result, &err);
@@ -484,6 +417,9 @@ struct ApplyOptions : CallOptions {
   bool dry_run = false;
   bool force = false;
   ParseOptions parse;
+  /// The plugins whose rules local admission applies, borrowed for the call [the built-in
+  /// plugins, gates off].
+  const Framework* framework = nullptr;
 };
 
 struct GetOptions : CallOptions {
@@ -526,16 +462,9 @@ struct DeleteOptions : CallOptions {
 
 namespace detail {
 
-[[nodiscard]] inline const char* c_str(const std::string& s) noexcept {
-  return s.empty() ? nullptr : s.c_str();
-}
 [[nodiscard]] inline trainer_cancel_token* token(const CallOptions& options) noexcept {
   return options.cancel ? options.cancel->raw() : nullptr;
 }
-[[nodiscard]] inline std::int64_t millis(std::chrono::milliseconds d) noexcept {
-  return static_cast<std::int64_t>(d.count());
-}
-
 using WarningFn = std::function<void(std::string_view)>;
 
 inline trainer_status warning_trampoline(void* user, const char* text, std::size_t len) noexcept {
@@ -640,6 +569,7 @@ class Client {
     opts.cancel = detail::token(options);
     opts.timeout_ms = detail::millis(options.timeout);
     opts.parse = &parse;
+    opts.framework = options.framework == nullptr ? nullptr : options.framework->raw();
     trainer_cluster_apply_result* raw_result = nullptr;
     trainer_error* err = nullptr;
     const trainer_status status = trainer_cluster_apply(client_.get(), documents.data(),
@@ -792,3 +722,6 @@ class Client {
 };
 
 }  // namespace trainer::abi
+
+// The controller runs over a Client, so its section comes after this one.
+#include "trainer/abi_controller.hpp"  // IWYU pragma: export
