@@ -2,10 +2,10 @@
 #include "admission/admission_internal.hpp"
 
 #include "api/json_path.hpp"
-#include "framework/framework_internal.hpp"
 #include "runtimes/builtin_inputs.hpp"
 #include "trainer/codec.hpp"
 #include "trainer/defaults.hpp"
+#include "trainer/plugin_support.hpp"
 #include "trainer/render.hpp"
 #include "trainer/validation.hpp"
 #include "validation/rules.hpp"
@@ -33,7 +33,7 @@ std::string_view api_group(std::string_view api_version) {
 }
 
 std::string job_key(const TrainJob& job) {
-  return detail::train_job_namespace(job) + "/" + job.metadata.name.value_or("");
+  return train_job_namespace(job) + "/" + job.metadata.name.value_or("");
 }
 
 // ---- One TrainJob ------------------------------------------------------------------------------
@@ -58,7 +58,7 @@ MissingRuntimeText describe_missing_runtime(const TrainJob& job, const Admission
     return out;
   }
   out.sentence = "TrainJob " + job_key(job) + " references TrainingRuntime \"" + ref.name +
-                 "\" in namespace \"" + detail::train_job_namespace(job) + "\", " + where;
+                 "\" in namespace \"" + train_job_namespace(job) + "\", " + where;
   for (const auto* rt : scope.training_runtimes) {
     if (rt->metadata.name == ref.name) {
       out.sentence += " (a TrainingRuntime of that name is in namespace \"" +

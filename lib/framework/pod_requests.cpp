@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // Kubernetes PodRequests and the resources merge of `resourcesPerNode`.
+#include "trainer/plugin_support.hpp"
+
 #include "api/json_path.hpp"
-#include "framework/framework_internal.hpp"
 
 #include "kube/quantity_json.hpp"
 
@@ -11,10 +12,13 @@
 #include <string_view>
 #include <utility>
 
-namespace trainer::detail {
+namespace trainer {
 namespace {
 
 namespace json = boost::json;
+using detail::find_array;
+using detail::find_object;
+using detail::find_string;
 using ResourceList = std::map<std::string, Quantity>;
 
 // `resources.requests` of a container (or `overhead` / pod `resources.requests`).
@@ -143,20 +147,4 @@ json::object merge_resource_requirements(const json::object& base, const json::o
   return out;
 }
 
-json::object train_job_owner_reference(const TrainJob& job) {
-  json::object ref;
-  ref["apiVersion"] = kApiVersion;
-  ref["kind"] = kTrainJobKind;
-  ref["name"] = job.metadata.name.value_or("");
-  ref["uid"] = job.metadata.uid.value_or("");
-  ref["controller"] = true;
-  ref["blockOwnerDeletion"] = true;
-  return ref;
-}
-
-std::string train_job_namespace(const TrainJob& job) {
-  const auto& ns = job.metadata.namespace_;
-  return ns && !ns->empty() ? *ns : std::string("default");
-}
-
-}  // namespace trainer::detail
+}  // namespace trainer

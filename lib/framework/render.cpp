@@ -6,9 +6,9 @@
 
 #include "admission/admission_internal.hpp"
 #include "api/json_path.hpp"
-#include "framework/framework_internal.hpp"
 #include "framework/snapshot.hpp"
 #include "trainer/codec.hpp"
+#include "trainer/plugin_support.hpp"
 #include "validation/rules.hpp"
 
 #include <optional>
@@ -20,7 +20,7 @@ namespace {
 namespace json = boost::json;
 
 std::string job_key(const TrainJob& job) {
-  return detail::train_job_namespace(job) + "/" + job.metadata.name.value_or("");
+  return train_job_namespace(job) + "/" + job.metadata.name.value_or("");
 }
 
 // Why the controller would not act on `job`, or "" when it would.
@@ -82,7 +82,7 @@ Result<RenderOutput> render_pipeline(const TrainJob& job_in, const RuntimeLookup
                                      std::optional<Info> live_info) {
   TrainJob job = job_in;
   if (!ctx.train_job_uid.empty()) job.metadata.uid = ctx.train_job_uid;
-  job.metadata.namespace_ = detail::train_job_namespace(job);
+  job.metadata.namespace_ = train_job_namespace(job);
 
   RenderOutput out;
   out.skipped_reason = skip_reason(job);

@@ -3,9 +3,9 @@
 // Upstream `newRuntimeInfo` (reference 3.6): how a runtime and a TrainJob are merged into the
 // `Info` every plugin works on.
 #include "api/json_path.hpp"
-#include "framework/framework_internal.hpp"
 #include "kube/strategic_merge.hpp"
 #include "trainer/codec.hpp"
+#include "trainer/plugin_support.hpp"
 #include "trainer/render.hpp"
 
 #include <algorithm>
@@ -166,9 +166,9 @@ Result<Info> new_runtime_info(const TrainJob& job, const TrainingRuntimeSpec& sp
       count = detail::find_int(*job_spec, "parallelism").value_or(1);
     }
     if (const auto* labels = detail::find_object(rjob, {"template", "metadata", "labels"})) {
-      if (auto a = detail::find_string(*labels, detail::kAncestorLabel)) ps.ancestor = std::move(a);
+      if (auto a = detail::find_string(*labels, kAncestorLabel)) ps.ancestor = std::move(a);
     }
-    const bool trainer_ancestor = ps.ancestor && *ps.ancestor == detail::kAncestorTrainer;
+    const bool trainer_ancestor = ps.ancestor && *ps.ancestor == kAncestorTrainer;
     if (trainer_ancestor && ml_policy) count = ml_policy->num_nodes.value_or(1);
     count = std::clamp<std::int64_t>(count, 1, INT32_MAX);
     ps.count = static_cast<std::int32_t>(count);
@@ -176,7 +176,7 @@ Result<Info> new_runtime_info(const TrainJob& job, const TrainingRuntimeSpec& sp
     json::object* pod_spec = detail::find_object(rjob, {"template", "spec", "template", "spec"});
     // 3.6.4: resourcesPerNode onto the first `node` container.
     if (resources_per_node != nullptr && pod_spec != nullptr &&
-        ((trainer_ancestor && ml_policy) || (launcher_as_node && ps.name == detail::kNodeName))) {
+        ((trainer_ancestor && ml_policy) || (launcher_as_node && ps.name == kNodeName))) {
       if (auto* containers = detail::find_array(*pod_spec, "containers")) {
         for (auto& c : *containers) {
           if (!c.is_object() ||
@@ -184,7 +184,7 @@ Result<Info> new_runtime_info(const TrainJob& job, const TrainingRuntimeSpec& sp
             continue;
           }
           const auto* base = detail::find_object(c.get_object(), {"resources"});
-          c.get_object()["resources"] = detail::merge_resource_requirements(
+          c.get_object()["resources"] = merge_resource_requirements(
               base != nullptr ? *base : json::object(), *resources_per_node);
           break;
         }
@@ -194,7 +194,7 @@ Result<Info> new_runtime_info(const TrainJob& job, const TrainingRuntimeSpec& sp
       ps.init_containers = to_pod_set_containers(*pod_spec, "initContainers");
       ps.containers = to_pod_set_containers(*pod_spec, "containers");
       ps.volumes = array_or_empty(*pod_spec, "volumes");
-      auto requests = detail::pod_requests(*pod_spec);
+      auto requests = pod_requests(*pod_spec);
       if (!requests) {
         return fail(requests.error().code,
                     "replicated job " + ps.name + ": " + requests.error().message);

@@ -2,8 +2,8 @@
 #include "framework/snapshot.hpp"
 
 #include "api/json_path.hpp"
-#include "framework/framework_internal.hpp"
 #include "trainer/codec.hpp"
+#include "trainer/plugin_support.hpp"
 
 #include <utility>
 
@@ -121,7 +121,8 @@ json::object runtime_snapshot_config_map(const TrainJob& job, const json::value&
   json::object meta;
   meta["name"] = runtime_snapshot_name(job);
   meta["namespace"] = train_job_namespace(job);
-  meta["ownerReferences"] = json::array{train_job_owner_reference(job)};
+  meta["ownerReferences"] =
+      json::array{train_job_owner_reference(job, job.metadata.uid.value_or(""))};
   cm["metadata"] = std::move(meta);
   json::object data;
   data[kRuntimeDataKey] = encode_yaml(runtime);

@@ -4,19 +4,19 @@
 // typed Go objects, so JSON of the wrong type (already a CRD schema error) is skipped here.
 #include "validation/rules.hpp"
 
+#include "trainer/plugin_support.hpp"
+
 #include <map>
 
 namespace trainer::detail {
 namespace {
 
-constexpr const char* kAncestorLabel = "trainer.kubeflow.org/trainjob-ancestor-step";
-
 // Ancestor label value -> the container the job must have.
 const std::map<std::string, std::string, std::less<>>& required_containers() {
   static const std::map<std::string, std::string, std::less<>> kRequired = {
-      {"trainer", "node"},
-      {"model-initializer", "model-initializer"},
-      {"dataset-initializer", "dataset-initializer"},
+      {kAncestorTrainer, kNodeName},
+      {kAncestorModelInitializer, kAncestorModelInitializer},
+      {kAncestorDatasetInitializer, kAncestorDatasetInitializer},
   };
   return kRequired;
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "coscheduling_plugin.hpp"
+#include "trainer/plugin_support.hpp"
 
 #include "pod_group.hpp"
 
@@ -28,7 +29,7 @@ class CoSchedulingPlugin final : public EnforcePodGroupPolicyPlugin, public Comp
 
   [[nodiscard]] Result<void> enforce_pod_group_policy(Info& info, const TrainJob& job) override {
     if (policy_of(info) == nullptr) return {};
-    info.scheduler.pod_labels[kPodGroupLabel] = pod_group::job_name(job);
+    info.scheduler.pod_labels[kPodGroupLabel] = job_name(job);
     return {};
   }
 
@@ -51,7 +52,7 @@ class CoSchedulingPlugin final : public EnforcePodGroupPolicyPlugin, public Comp
     json::object pod_group;
     pod_group["apiVersion"] = kPodGroupApiVersion;
     pod_group["kind"] = "PodGroup";
-    pod_group["metadata"] = pod_group::owned_metadata(pod_group::job_name(job), job, ctx);
+    pod_group["metadata"] = owned_object_metadata(job_name(job), job, effective_uid(job, ctx));
     pod_group["spec"] = std::move(spec);
     std::vector<json::value> objects;
     objects.emplace_back(std::move(pod_group));

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "pod_group.hpp"
 
+#include "trainer/plugin_support.hpp"
+
 #include <boost/json/array.hpp>
 
 #include <limits>
@@ -14,10 +16,6 @@ namespace json = boost::json;
 namespace {
 const std::string kEmpty;
 }  // namespace
-
-const std::string& job_name(const TrainJob& job) {
-  return job.metadata.name ? *job.metadata.name : kEmpty;
-}
 
 const std::string& job_namespace(const TrainJob& job) {
   return job.metadata.namespace_ ? *job.metadata.namespace_ : kEmpty;
@@ -50,23 +48,6 @@ bool keep_existing_pod_group(std::string_view api_version, const TrainJob& job,
                              const RenderContext& ctx) {
   if (job.spec.suspend.value_or(false)) return false;
   return ctx.find(api_version, "PodGroup", job_namespace(job), job_name(job)).has_value();
-}
-
-json::object owned_metadata(std::string name, const TrainJob& job, const RenderContext& ctx) {
-  const std::string& uid =
-      !ctx.train_job_uid.empty() ? ctx.train_job_uid : job.metadata.uid.value_or(kEmpty);
-  json::object meta;
-  meta["name"] = std::move(name);
-  if (!job_namespace(job).empty()) meta["namespace"] = job_namespace(job);
-  meta["ownerReferences"] = json::array{json::object{
-      {"apiVersion", kApiVersion},
-      {"kind", kTrainJobKind},
-      {"name", job_name(job)},
-      {"uid", uid},
-      {"controller", true},
-      {"blockOwnerDeletion", true},
-  }};
-  return meta;
 }
 
 }  // namespace trainer::plugins::pod_group

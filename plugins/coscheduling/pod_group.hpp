@@ -35,14 +35,7 @@ struct PodGroupTotals {
 [[nodiscard]] bool keep_existing_pod_group(std::string_view api_version, const TrainJob& job,
                                            const RenderContext& ctx);
 
-/// `metadata` of an object owned by the TrainJob: name, the TrainJob's namespace (when it has
-/// one) and one controller owner reference (`controller` and `blockOwnerDeletion` true, uid from
-/// the context, else the TrainJob's own).
-[[nodiscard]] boost::json::object owned_metadata(std::string name, const TrainJob& job,
-                                                 const RenderContext& ctx);
-
-/// The TrainJob's name and namespace ("" when unset).
-[[nodiscard]] const std::string& job_name(const TrainJob& job);
+/// The TrainJob's namespace ("" when unset; the name is `trainer::job_name`).
 [[nodiscard]] const std::string& job_namespace(const TrainJob& job);
 
 }  // namespace trainer::plugins::pod_group

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "flux/flux_plugin.hpp"
 
-#include "common/resources.hpp"
+#include "common/trainer_env.hpp"
 #include "flux/flux_detail.hpp"
-#include "kube/apply.hpp"
+#include "trainer/plugin_support.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
@@ -23,7 +23,7 @@ FluxSettings flux_broker_settings(const Info& info, const TrainJob& job) {
       {"FLUX_NETWORK_DEVICE", "eth0"},
       {"FLUX_QUEUE_POLICY", "fcfs"},
   };
-  if (const Container* c = find_container_by_ancestor(info, kAncestorTrainer, kNode)) {
+  if (const Container* c = find_container_by_ancestor(info, kAncestorTrainer, kNodeName)) {
     for (const auto& var_value : c->env) {
       const auto* var = var_value.if_object();
       if (var == nullptr) continue;
@@ -47,7 +47,7 @@ FluxSettings flux_broker_settings(const Info& info, const TrainJob& job) {
 
 std::string flux_original_command(const Info& info, const TrainJob& job) {
   std::vector<std::string> parts;
-  if (const Container* c = find_container_by_ancestor(info, kAncestorTrainer, kNode)) {
+  if (const Container* c = find_container_by_ancestor(info, kAncestorTrainer, kNodeName)) {
     parts = c->command;
   }
   if (job.spec.trainer) {
@@ -76,7 +76,7 @@ std::string flux_range(std::int64_t size, std::int64_t start) {
 }
 
 std::string flux_hostlist(std::string_view prefix, std::int64_t size) {
-  return std::string(prefix) + "-" + kNode + "-0-[" + flux_range(size, 0) + "]";
+  return std::string(prefix) + "-" + kNodeName + "-0-[" + flux_range(size, 0) + "]";
 }
 
 std::string flux_broker_config(std::string_view job_name, std::string_view ns,
@@ -105,7 +105,7 @@ std::string flux_entrypoint_script(std::string_view job_name, std::int64_t tasks
     r_spec += " --gpu=" + flux_range(gpus, 0);
   }
   return format_template(flux_entrypoint_template(),
-                         {r_spec, std::string(job_name) + "-" + kNode + "-0-0", flags});
+                         {r_spec, std::string(job_name) + "-" + kNodeName + "-0-0", flags});
 }
 
 }  // namespace detail
@@ -160,15 +160,6 @@ json::object empty_dir_volume(std::string_view name) {
   return json::object{{"name", name}, {"emptyDir", json::object{}}};
 }
 
-json::object object_meta(const TrainJob& job, std::string name, std::string_view uid) {
-  json::object meta{{"name", std::move(name)}};
-  if (job.metadata.namespace_ && !job.metadata.namespace_->empty()) {
-    meta["namespace"] = *job.metadata.namespace_;
-  }
-  meta["ownerReferences"] = json::array{owner_reference(job, uid)};
-  return meta;
-}
-
 class FluxPlugin final : public CustomValidationPlugin,
                          public EnforceMLPolicyPlugin,
                          public ComponentBuilderPlugin {
@@ -181,7 +172,7 @@ class FluxPlugin final : public CustomValidationPlugin,
     ValidationResult result;
     if (flux_policy(info) == nullptr) return result;
     for (const auto& ps : info.template_spec.pod_sets) {
-      if (ps.name != kNode) continue;
+      if (ps.name != kNodeName) continue;
       for (const auto& ic : ps.init_containers) {
         if (ic.name != kInstallerName) continue;
         result.errors.push_back(field_invalid("spec.trainer.initContainers", json::value(ic.name),
@@ -230,13 +221,12 @@ class FluxPlugin final : public CustomValidationPlugin,
     };
 
     for (auto& ps : info.template_spec.pod_sets) {
-      if (ps.name != kNode) continue;
-      for (const auto& v : volumes) trainer::detail::upsert_volume(ps.volumes, v.as_object());
+      if (ps.name != kNodeName) continue;
+      for (const auto& v : volumes) upsert_volume(ps.volumes, v.as_object());
       ps.init_containers.push_back(installer);
       for (auto& c : ps.containers) {
-        if (c.name != kNode) continue;
-        for (const auto& m : mounts)
-          trainer::detail::upsert_volume_mount(c.volume_mounts, m.as_object());
+        if (c.name != kNodeName) continue;
+        for (const auto& m : mounts) upsert_volume_mount(c.volume_mounts, m.as_object());
       }
     }
     return {};
@@ -262,7 +252,7 @@ class FluxPlugin final : public CustomValidationPlugin,
     json::object config_map{
         {"apiVersion", "v1"},
         {"kind", "ConfigMap"},
-        {"metadata", object_meta(job, config_map_name(job), uid)},
+        {"metadata", owned_object_metadata(config_map_name(job), job, uid)},
         {"data",
          json::object{{"entrypoint.sh", flux_entrypoint_script(name, tasks, nodes, *gpus)},
                       {"init.sh", flux_init_script(name, job.metadata.namespace_.value_or(""),
@@ -274,7 +264,7 @@ class FluxPlugin final : public CustomValidationPlugin,
     json::object secret{
         {"apiVersion", "v1"},
         {"kind", "Secret"},
-        {"metadata", object_meta(job, curve_secret_name(job), uid)},
+        {"metadata", owned_object_metadata(curve_secret_name(job), job, uid)},
         {"data", json::object{{"curve.cert", base64_encode(flux_curve_cert(name, *keys))}}},
     };
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "jax/jax_plugin.hpp"
 
-#include "common/resources.hpp"
-#include "kube/apply.hpp"
+#include "common/trainer_env.hpp"
+#include "trainer/plugin_support.hpp"
 
 #include <string>
 
@@ -28,28 +28,25 @@ class JAXPlugin final : public CustomValidationPlugin, public EnforceMLPolicyPlu
     const auto& ml = info.runtime_policy.ml_policy;
     if (!ml || !ml->jax) return {};
 
-    PodSet* trainer_ps = find_pod_set_by_ancestor(info, kAncestorTrainer);
+    PodSet* trainer_ps = info.find_pod_set_by_ancestor(kAncestorTrainer);
     if (trainer_ps != nullptr && trainer_ps->count && job.spec.trainer &&
         job.spec.trainer->num_nodes) {
       trainer_ps->count = *job.spec.trainer->num_nodes;
     }
     if (!job.spec.trainer) return {};
-    Container* c = find_container_by_ancestor(info, kAncestorTrainer, kNode);
+    Container* c = find_container_by_ancestor(info, kAncestorTrainer, kNodeName);
     if (c == nullptr) return {};
 
     const std::int64_t num_nodes =
         trainer_ps != nullptr && trainer_ps->count ? *trainer_ps->count : 1;
     // trainer.env is not upserted here: the JobSet builder adds it last, so it may override JAX_*.
-    trainer::detail::upsert_env(
-        c->env, json::array{
-                    trainer::detail::env_value("JAX_NUM_PROCESSES", std::to_string(num_nodes)),
-                    trainer::detail::env_field_ref("JAX_PROCESS_ID",
-                                                   trainer::detail::kJobCompletionIndexFieldPath),
-                    trainer::detail::env_value(
-                        "JAX_COORDINATOR_ADDRESS",
-                        rank0_host(job) + ":" + std::to_string(kContainerTrainerPort)),
-                });
-    trainer::detail::upsert_port(c->ports, trainer_port());
+    upsert_env(c->env, json::array{
+                           env_value("JAX_NUM_PROCESSES", std::to_string(num_nodes)),
+                           env_field_ref("JAX_PROCESS_ID", kJobCompletionIndexFieldPath),
+                           env_value("JAX_COORDINATOR_ADDRESS",
+                                     rank0_host(job) + ":" + std::to_string(kContainerTrainerPort)),
+                       });
+    upsert_port(c->ports, trainer_port());
     return {};
   }
 };

@@ -4,8 +4,7 @@
 #include "jobset_internal.hpp"
 
 #include "api/json_path.hpp"
-#include "framework/framework_internal.hpp"
-#include "kube/apply.hpp"
+#include "trainer/plugin_support.hpp"
 
 #include <string>
 #include <utility>
@@ -26,7 +25,7 @@ json::array string_array(const std::vector<std::string>& items) {
 
 std::string ancestor_of(const json::object& rjob) {
   const auto* labels = detail::find_object(rjob, {"template", "metadata", "labels"});
-  return labels != nullptr ? detail::find_string(*labels, detail::kAncestorLabel).value_or("")
+  return labels != nullptr ? detail::find_string(*labels, kAncestorLabel).value_or("")
                            : std::string();
 }
 
@@ -38,13 +37,13 @@ bool named(const json::value& v, std::string_view name) {
 void sync_container(json::object& target, const Container& c) {
   if (!c.command.empty()) target["command"] = string_array(c.command);
   if (!c.image.empty()) target["image"] = c.image;
-  if (!c.env.empty()) detail::upsert_env(detail::ensure_array(target, "env"), c.env);
+  if (!c.env.empty()) upsert_env(detail::ensure_array(target, "env"), c.env);
   for (const auto& p : c.ports) {
-    if (p.is_object()) detail::upsert_port(detail::ensure_array(target, "ports"), p.get_object());
+    if (p.is_object()) upsert_port(detail::ensure_array(target, "ports"), p.get_object());
   }
   for (const auto& m : c.volume_mounts) {
     if (m.is_object()) {
-      detail::upsert_volume_mount(detail::ensure_array(target, "volumeMounts"), m.get_object());
+      upsert_volume_mount(detail::ensure_array(target, "volumeMounts"), m.get_object());
     }
   }
 }
@@ -63,7 +62,7 @@ Result<void> sync_pod_sets(json::array& jobs, const Info& info) {
         detail::ensure_object(jobs[p].get_object(), {"template", "spec", "template", "spec"});
     for (const auto& v : ps.volumes) {
       if (v.is_object()) {
-        detail::upsert_volume(detail::ensure_array(pod_spec, "volumes"), v.get_object());
+        upsert_volume(detail::ensure_array(pod_spec, "volumes"), v.get_object());
       }
     }
     if (!ps.containers.empty()) {
@@ -98,7 +97,7 @@ Result<void> sync_pod_sets(json::array& jobs, const Info& info) {
 json::array apply_form(const std::vector<json::object>& env) {
   json::array out;
   out.reserve(env.size());
-  for (const auto& e : env) out.emplace_back(detail::env_to_apply_form(e));
+  for (const auto& e : env) out.emplace_back(env_to_apply_form(e));
   return out;
 }
 
@@ -109,11 +108,11 @@ void build_initializers(json::array& jobs, const TrainJob& job) {
     auto& rjob = rjob_value.get_object();
     const std::string ancestor = ancestor_of(rjob);
     const StorageInitializer* config = nullptr;
-    if (ancestor == detail::kDatasetInitializer) {
+    if (ancestor == kAncestorDatasetInitializer) {
       if (job.spec.initializer && job.spec.initializer->dataset) {
         config = &*job.spec.initializer->dataset;
       }
-    } else if (ancestor == detail::kModelInitializer) {
+    } else if (ancestor == kAncestorModelInitializer) {
       if (job.spec.initializer && job.spec.initializer->model)
         config = &*job.spec.initializer->model;
     } else {
@@ -129,9 +128,9 @@ void build_initializers(json::array& jobs, const TrainJob& job) {
       auto& container = c.get_object();
       auto& env = detail::ensure_array(container, "env");
       if (config->storage_uri) {
-        detail::upsert_env(env, detail::env_value(kStorageUriEnv, *config->storage_uri));
+        upsert_env(env, env_value(kStorageUriEnv, *config->storage_uri));
       }
-      detail::upsert_env(env, apply_form(config->env));
+      upsert_env(env, apply_form(config->env));
       if (env.empty()) container.erase("env");
       if (config->secret_ref) {
         json::object secret;
@@ -152,16 +151,16 @@ void build_trainer(json::array& jobs, const Info& info, const TrainJob& job) {
   for (auto& rjob_value : jobs) {
     if (!rjob_value.is_object()) continue;
     auto& rjob = rjob_value.get_object();
-    const bool is_trainer = ancestor_of(rjob) == detail::kAncestorTrainer;
+    const bool is_trainer = ancestor_of(rjob) == kAncestorTrainer;
     const bool is_node =
-        detail::find_string(rjob, "name").value_or("") == std::string_view(detail::kNodeName);
+        detail::find_string(rjob, "name").value_or("") == std::string_view(kNodeName);
     if (is_trainer) rjob["replicas"] = 1;
     if (!(is_trainer || (launcher_as_node && is_node)) || trainer == nullptr) continue;
     auto* pod_spec = detail::find_object(rjob, {"template", "spec", "template", "spec"});
     auto* containers = pod_spec != nullptr ? detail::find_array(*pod_spec, "containers") : nullptr;
     if (containers == nullptr) continue;
     for (auto& c : *containers) {
-      if (!named(c, detail::kNodeName)) continue;
+      if (!named(c, kNodeName)) continue;
       auto& container = c.get_object();
       if (is_trainer) {
         if (trainer->image) container["image"] = *trainer->image;
@@ -169,7 +168,7 @@ void build_trainer(json::array& jobs, const Info& info, const TrainJob& job) {
         if (trainer->args) container["args"] = string_array(*trainer->args);
       }
       if (!trainer->env.empty()) {
-        detail::upsert_env(detail::ensure_array(container, "env"), apply_form(trainer->env));
+        upsert_env(detail::ensure_array(container, "env"), apply_form(trainer->env));
       }
     }
   }
@@ -203,9 +202,9 @@ json::object string_map(const StringMap& m) {
 Result<std::vector<json::value>> JobSetPlugin::build(const Info& info, const TrainJob& job,
                                                      const RenderContext& ctx) {
   const std::string name = job.metadata.name.value_or("");
-  const std::string ns = detail::train_job_namespace(job);
+  const std::string ns = train_job_namespace(job);
   // A running JobSet is never re-applied.
-  if (const auto existing = ctx.find(detail::kJobSetApiVersion, detail::kJobSetKind, ns, name)) {
+  if (const auto existing = ctx.find(kJobSetApiVersion, kJobSetKind, ns, name)) {
     bool existing_suspended = false;
     if (existing->is_object()) {
       if (const auto* spec = detail::find_object(existing->get_object(), {"spec"})) {
@@ -233,11 +232,12 @@ Result<std::vector<json::value>> JobSetPlugin::build(const Info& info, const Tra
   meta["namespace"] = ns;
   if (!info.labels.empty()) meta["labels"] = string_map(info.labels);
   if (!info.annotations.empty()) meta["annotations"] = string_map(info.annotations);
-  meta["ownerReferences"] = json::array{detail::train_job_owner_reference(job)};
+  meta["ownerReferences"] =
+      json::array{train_job_owner_reference(job, job.metadata.uid.value_or(""))};
 
   json::object jobset;
-  jobset["apiVersion"] = detail::kJobSetApiVersion;
-  jobset["kind"] = detail::kJobSetKind;
+  jobset["apiVersion"] = kJobSetApiVersion;
+  jobset["kind"] = kJobSetKind;
   jobset["metadata"] = std::move(meta);
   jobset["spec"] = std::move(spec);
   std::vector<json::value> out;

@@ -5,7 +5,7 @@
 #include "jobset_internal.hpp"
 
 #include "api/json_path.hpp"
-#include "framework/framework_internal.hpp"
+#include "trainer/plugin_support.hpp"
 
 #include <string>
 

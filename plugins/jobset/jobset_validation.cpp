@@ -4,9 +4,9 @@
 #include "jobset_internal.hpp"
 
 #include "api/json_path.hpp"
-#include "framework/framework_internal.hpp"
 #include "kube/names.hpp"
 #include "trainer/codec.hpp"
+#include "trainer/plugin_support.hpp"
 
 #include <map>
 #include <optional>
@@ -111,9 +111,8 @@ void check_patches_immutability(const TrainJob* old_job, const TrainJob& new_job
                                      "suspended before or after the update"));
     return;
   }
-  const auto jobset =
-      ctx.find(detail::kJobSetApiVersion, detail::kJobSetKind, detail::train_job_namespace(new_job),
-               new_job.metadata.name.value_or(""));
+  const auto jobset = ctx.find(kJobSetApiVersion, kJobSetKind, train_job_namespace(new_job),
+                               new_job.metadata.name.value_or(""));
   if (!jobset || !jobset->is_object()) return;
   const auto* status = detail::find_object(jobset->get_object(), {"status"});
   const auto* jobs =
@@ -167,10 +166,10 @@ ValidationResult JobSetPlugin::validate(const Info& info, const TrainJob* old_jo
 
   ErrorValues values(new_job);
   if (new_job.spec.initializer && new_job.spec.initializer->dataset) {
-    check_initializer(jobs, names, detail::kDatasetInitializer, "datasetConfig", values, errors);
+    check_initializer(jobs, names, kAncestorDatasetInitializer, "datasetConfig", values, errors);
   }
   if (new_job.spec.initializer && new_job.spec.initializer->model) {
-    check_initializer(jobs, names, detail::kModelInitializer, "modelConfig", values, errors);
+    check_initializer(jobs, names, kAncestorModelInitializer, "modelConfig", values, errors);
   }
 
   if (old_job != nullptr) {
@@ -211,13 +210,12 @@ ValidationResult JobSetPlugin::validate(const Info& info, const TrainJob* old_jo
           errors.push_back(field_invalid(
               kRuntimePatchesPath, values.runtime_patches(),
               "must not have container that doesn't exist in the runtime job " + rjob_patch.name));
-        } else if (!c.env.empty() &&
-                   (c.name == detail::kDatasetInitializer || c.name == detail::kModelInitializer ||
-                    c.name == detail::kNodeName)) {
+        } else if (!c.env.empty() && (c.name == kAncestorDatasetInitializer ||
+                                      c.name == kAncestorModelInitializer || c.name == kNodeName)) {
           errors.push_back(field_invalid(
               kRuntimePatchesPath, values.runtime_patches(),
-              std::string("must not have envs for the ") + detail::kDatasetInitializer + ", " +
-                  detail::kModelInitializer + ", " + detail::kNodeName + " containers"));
+              std::string("must not have envs for the ") + kAncestorDatasetInitializer + ", " +
+                  kAncestorModelInitializer + ", " + kNodeName + " containers"));
         }
       }
     }

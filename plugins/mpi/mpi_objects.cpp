@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "mpi/mpi_objects.hpp"
 
-#include "common/resources.hpp"
+#include "common/trainer_env.hpp"
 #include "ssh/base64.hpp"
+#include "trainer/plugin_support.hpp"
 
 #include <string>
 #include <utility>
@@ -14,14 +15,6 @@ namespace json = boost::json;
 
 json::object key_to_path(std::string_view key, std::string_view path, std::int64_t mode) {
   return json::object{{"key", key}, {"path", path}, {"mode", mode}};
-}
-
-json::object owned_metadata(std::string name, const TrainJob& job, std::string_view uid) {
-  json::object meta;
-  meta["name"] = std::move(name);
-  if (const auto& ns = job.metadata.namespace_; ns && !ns->empty()) meta["namespace"] = *ns;
-  meta["ownerReferences"] = json::array{owner_reference(job, uid)};
-  return meta;
 }
 
 }  // namespace
@@ -68,7 +61,7 @@ json::object ssh_auth_secret(const TrainJob& job, std::string_view uid, const Ss
   json::object secret;
   secret["apiVersion"] = "v1";
   secret["kind"] = "Secret";
-  secret["metadata"] = owned_metadata(ssh_auth_secret_name(job_name(job)), job, uid);
+  secret["metadata"] = owned_object_metadata(ssh_auth_secret_name(job_name(job)), job, uid);
   secret["type"] = kSshAuthSecretType;
   secret["immutable"] = true;
   secret["data"] =
@@ -81,7 +74,7 @@ json::object hostfile_config_map(const TrainJob& job, std::string_view uid, std:
   json::object cm;
   cm["apiVersion"] = "v1";
   cm["kind"] = "ConfigMap";
-  cm["metadata"] = owned_metadata(hostfile_config_map_name(job_name(job)), job, uid);
+  cm["metadata"] = owned_object_metadata(hostfile_config_map_name(job_name(job)), job, uid);
   cm["data"] = json::object{{kHostfileName, std::move(hostfile)}};
   return cm;
 }

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "mpi/mpi_plugin.hpp"
 
-#include "common/resources.hpp"
-#include "kube/apply.hpp"
+#include "common/trainer_env.hpp"
 #include "mpi/mpi_objects.hpp"
+#include "trainer/plugin_support.hpp"
 #include "trainer/ssh.hpp"
 
 #include <algorithm>
@@ -37,13 +37,6 @@ MPIMLPolicySource* mpi_policy(Info& info) {
   return ml && ml->mpi ? &*ml->mpi : nullptr;
 }
 
-const PodSet* pod_set_named(const Info& info, std::string_view name) {
-  for (const auto& ps : info.template_spec.pod_sets) {
-    if (ps.name == name) return &ps;
-  }
-  return nullptr;
-}
-
 // The CRD default is OpenMPI, so an unset value (an undefaulted runtime) means OpenMPI.
 // Upstream fails the same inputs with `MPI implementation for <pointer> doesn't supported`
 // (reference Q7), and only once it reaches a launcher `node` container; we refuse them up front.
@@ -57,7 +50,7 @@ Result<void> check_implementation(const MPIMLPolicySource& mpi) {
 
 // Hosts of the hostfile: `node`, and `launcher` when it runs as a node (upstream `isNode`).
 bool is_node(bool run_launcher_as_node, const PodSet& ps) {
-  return (run_launcher_as_node && ps.name == kLauncher) || ps.name == kNode;
+  return (run_launcher_as_node && ps.name == kLauncher) || ps.name == kNodeName;
 }
 
 class MPIPlugin final : public CustomValidationPlugin,
@@ -75,7 +68,8 @@ class MPIPlugin final : public CustomValidationPlugin,
     const Trainer& trainer = *new_job.spec.trainer;
     // M1: launcher-as-node with several nodes needs both PodSets.
     if (trainer.num_nodes.value_or(1) >= 2 && mpi->run_launcher_as_node.value_or(false) &&
-        (pod_set_named(info, kLauncher) == nullptr || pod_set_named(info, kNode) == nullptr)) {
+        (info.find_pod_set_by_name(kLauncher) == nullptr ||
+         info.find_pod_set_by_name(kNodeName) == nullptr)) {
       result.errors.push_back(field_invalid(
           "spec.trainer.numNodes", json::value(*trainer.num_nodes),
           "must have 1 when MPI trainingRuntime with enabled runLauncherAsNode does not have "
@@ -98,7 +92,7 @@ class MPIPlugin final : public CustomValidationPlugin,
     // Counts: the TrainJob's numNodes decides the `node` PodSet; with runLauncherAsNode one of
     // the nodes is the launcher.
     if (trainer != nullptr && trainer->num_nodes) {
-      if (PodSet* node = find_pod_set_by_name(info, kNode); node != nullptr && node->count) {
+      if (PodSet* node = info.find_pod_set_by_name(kNodeName); node != nullptr && node->count) {
         *node->count =
             run_launcher_as_node ? std::max(*trainer->num_nodes - 1, 1) : *trainer->num_nodes;
       }
@@ -120,19 +114,17 @@ class MPIPlugin final : public CustomValidationPlugin,
     const std::string mount_path = mpi->ssh_auth_mount_path.value_or(kDefaultSshAuthMountPath);
 
     for (PodSet& ps : info.template_spec.pod_sets) {
-      if (ps.name != kNode && ps.name != kLauncher) continue;
+      if (ps.name != kNodeName && ps.name != kLauncher) continue;
       const bool launcher = ps.name == kLauncher;
-      trainer::detail::upsert_volume(ps.volumes, ssh_auth_volume(job_name_));
-      if (launcher) trainer::detail::upsert_volume(ps.volumes, hostfile_volume(job_name_));
+      upsert_volume(ps.volumes, ssh_auth_volume(job_name_));
+      if (launcher) upsert_volume(ps.volumes, hostfile_volume(job_name_));
       // Only containers named `node` (reference Q8).
       for (Container& c : ps.containers) {
-        if (c.name != kNode) continue;
-        trainer::detail::upsert_volume_mount(c.volume_mounts,
-                                             volume_mount(kSshAuthVolumeName, mount_path));
+        if (c.name != kNodeName) continue;
+        upsert_volume_mount(c.volume_mounts, volume_mount(kSshAuthVolumeName, mount_path));
         if (!launcher) continue;
-        trainer::detail::upsert_volume_mount(c.volume_mounts,
-                                             volume_mount(kHostfileVolumeName, kHostfileDir));
-        trainer::detail::upsert_env(c.env, open_mpi_env(slots));
+        upsert_volume_mount(c.volume_mounts, volume_mount(kHostfileVolumeName, kHostfileDir));
+        upsert_env(c.env, open_mpi_env(slots));
       }
     }
     return {};

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "plainml/plainml_plugin.hpp"
 
-#include "common/resources.hpp"
-#include "kube/apply.hpp"
+#include "common/trainer_env.hpp"
+#include "trainer/plugin_support.hpp"
 
 namespace trainer::plugins {
 namespace {
@@ -20,11 +20,11 @@ class PlainMLPlugin final : public EnforceMLPolicyPlugin {
     const Trainer& trainer = *job.spec.trainer;
 
     if (trainer.num_nodes) {
-      PodSet* trainer_ps = find_pod_set_by_ancestor(info, kAncestorTrainer);
+      PodSet* trainer_ps = info.find_pod_set_by_ancestor(kAncestorTrainer);
       if (trainer_ps != nullptr && trainer_ps->count) trainer_ps->count = *trainer.num_nodes;
     }
-    if (Container* c = find_container_by_ancestor(info, kAncestorTrainer, kNode)) {
-      trainer::detail::upsert_env(c->env, env_in_apply_form(trainer.env));
+    if (Container* c = find_container_by_ancestor(info, kAncestorTrainer, kNodeName)) {
+      upsert_env(c->env, env_in_apply_form(trainer.env));
     }
     return {};
   }

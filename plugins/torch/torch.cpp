@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "torch/torch_plugin.hpp"
 
-#include "common/resources.hpp"
-#include "kube/apply.hpp"
+#include "common/trainer_env.hpp"
 #include "torch/torchtune.hpp"
+#include "trainer/plugin_support.hpp"
 
 #include <algorithm>
 #include <array>
@@ -82,7 +82,7 @@ class TorchPlugin final : public CustomValidationPlugin, public EnforceMLPolicyP
     const TorchMLPolicySource* torch = torch_policy(info);
     if (torch == nullptr) return {};
 
-    PodSet* trainer_ps = find_pod_set_by_ancestor(info, kAncestorTrainer);
+    PodSet* trainer_ps = info.find_pod_set_by_ancestor(kAncestorTrainer);
     if (trainer_ps != nullptr && trainer_ps->count && job.spec.trainer &&
         job.spec.trainer->num_nodes) {
       trainer_ps->count = *job.spec.trainer->num_nodes;
@@ -103,37 +103,35 @@ class TorchPlugin final : public CustomValidationPlugin, public EnforceMLPolicyP
 
     Container* trainer_container = nullptr;
     if (job.spec.trainer) {
-      trainer_container = find_container_by_ancestor(info, kAncestorTrainer, kNode);
+      trainer_container = find_container_by_ancestor(info, kAncestorTrainer, kNodeName);
       if (trainer_container != nullptr) {
-        trainer::detail::upsert_env(trainer_container->env,
-                                    env_in_apply_form(job.spec.trainer->env));
+        upsert_env(trainer_container->env, env_in_apply_form(job.spec.trainer->env));
       }
     }
 
     const std::int64_t num_nodes =
         trainer_ps != nullptr && trainer_ps->count ? *trainer_ps->count : 1;
     const json::array pet_envs = {
-        trainer::detail::env_value("PET_NNODES", std::to_string(num_nodes)),
-        trainer::detail::env_value("PET_NPROC_PER_NODE", proc_per_node.to_string()),
-        trainer::detail::env_field_ref("PET_NODE_RANK",
-                                       trainer::detail::kJobCompletionIndexFieldPath),
+        env_value("PET_NNODES", std::to_string(num_nodes)),
+        env_value("PET_NPROC_PER_NODE", proc_per_node.to_string()),
+        env_field_ref("PET_NODE_RANK", kJobCompletionIndexFieldPath),
     };
     const json::array master_envs = {
-        trainer::detail::env_value("PET_MASTER_ADDR", rank0_host(job)),
-        trainer::detail::env_value("PET_MASTER_PORT", std::to_string(kContainerTrainerPort)),
+        env_value("PET_MASTER_ADDR", rank0_host(job)),
+        env_value("PET_MASTER_PORT", std::to_string(kContainerTrainerPort)),
     };
 
     if (trainer_container != nullptr) {
-      trainer::detail::upsert_env(trainer_container->env, pet_envs);
+      upsert_env(trainer_container->env, pet_envs);
       auto& command = job.spec.trainer->command;
       if (!is_torchtune_command(command)) {
-        trainer::detail::upsert_env(trainer_container->env, master_envs);
+        upsert_env(trainer_container->env, master_envs);
       } else {
         for (auto& token : torchtune_command_suffix(info, job, num_nodes, proc_per_node, *gpus)) {
           command->push_back(std::move(token));
         }
       }
-      trainer::detail::upsert_port(trainer_container->ports, trainer_port());
+      upsert_port(trainer_container->ports, trainer_port());
     }
 
     // envInjection targets always get the PET_* and master envs, even for torchtune and without
@@ -144,8 +142,8 @@ class TorchPlugin final : public CustomValidationPlugin, public EnforceMLPolicyP
           Container* container = find_container_by_pod_set_name(info, target.job_name, name);
           if (container == nullptr)
             return fail(ErrorCode::kInvalid, target_not_found(target, name));
-          trainer::detail::upsert_env(container->env, pet_envs);
-          trainer::detail::upsert_env(container->env, master_envs);
+          upsert_env(container->env, pet_envs);
+          upsert_env(container->env, master_envs);
         }
       }
     }

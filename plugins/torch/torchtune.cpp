@@ -2,7 +2,8 @@
 #include "torch/torchtune.hpp"
 #include "api/json_path.hpp"
 
-#include "common/resources.hpp"
+#include "common/trainer_env.hpp"
+#include "trainer/plugin_support.hpp"
 
 #include <algorithm>
 #include <array>
@@ -168,7 +169,7 @@ std::vector<std::string> torchtune_overrides_from_runtime(const Info& info) {
       const auto* container = c.if_object();
       if (container == nullptr) continue;
       const auto* name = container->if_contains("name");
-      if (name == nullptr || !name->is_string() || name->get_string() != kNode) continue;
+      if (name == nullptr || !name->is_string() || name->get_string() != kNodeName) continue;
       const auto* command_value = container->if_contains("command");
       const auto* command = command_value != nullptr ? command_value->if_array() : nullptr;
       if (command == nullptr) continue;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "trainjobstatus_plugin.hpp"
+#include "trainer/plugin_support.hpp"
 
 #include "../coscheduling/pod_group.hpp"
-#include "kube/apply.hpp"
 #include "secret_data.hpp"
 
 #include <boost/json/array.hpp>
@@ -30,12 +30,11 @@ constexpr std::int64_t kTokenExpirySeconds = 3600;
 constexpr const char* kAncestorTrainer = "trainer";
 
 std::string status_path(const TrainJob& job) {
-  return "/namespaces/" + pod_group::job_namespace(job) + "/trainjobs/" + pod_group::job_name(job) +
-         "/status";
+  return "/namespaces/" + pod_group::job_namespace(job) + "/trainjobs/" + job_name(job) + "/status";
 }
 
 std::string tls_config_map_name(const TrainJob& job) {
-  return pod_group::job_name(job) + "-tls-config";
+  return job_name(job) + "-tls-config";
 }
 
 json::array env_vars(const TrainJob& job, const OperatorConfig& config, std::int32_t port) {
@@ -43,9 +42,9 @@ json::array env_vars(const TrainJob& job, const OperatorConfig& config, std::int
                           config.operator_namespace + ".svc:" + std::to_string(port) +
                           "/apis/trainer.kubeflow.org/v1alpha1" + status_path(job);
   return json::array{
-      trainer::detail::env_value(kEnvStatusUrl, url),
-      trainer::detail::env_value(kEnvCaCert, std::string(kConfigMountPath) + "/" + kCaCertKey),
-      trainer::detail::env_value(kEnvToken, std::string(kConfigMountPath) + "/" + kTokenFileName),
+      env_value(kEnvStatusUrl, url),
+      env_value(kEnvCaCert, std::string(kConfigMountPath) + "/" + kCaCertKey),
+      env_value(kEnvToken, std::string(kConfigMountPath) + "/" + kTokenFileName),
   };
 }
 
@@ -109,10 +108,10 @@ class TrainJobStatusPlugin final : public EnforcePodSpecPlugin, public Component
     PodSet* trainer = info.find_pod_set_by_ancestor(kAncestorTrainer);
     if (trainer == nullptr) return {};
     for (Container& c : trainer->containers) {
-      trainer::detail::upsert_env(c.env, env);
-      trainer::detail::upsert_volume_mount(c.volume_mounts, token_volume_mount());
+      upsert_env(c.env, env);
+      upsert_volume_mount(c.volume_mounts, token_volume_mount());
     }
-    trainer::detail::upsert_volume(trainer->volumes, token_volume(job));
+    upsert_volume(trainer->volumes, token_volume(job));
     return {};
   }
 
@@ -133,7 +132,8 @@ class TrainJobStatusPlugin final : public EnforcePodSpecPlugin, public Component
     json::object config_map;
     config_map["apiVersion"] = "v1";
     config_map["kind"] = "ConfigMap";
-    config_map["metadata"] = pod_group::owned_metadata(tls_config_map_name(job), job, ctx);
+    config_map["metadata"] =
+        owned_object_metadata(tls_config_map_name(job), job, effective_uid(job, ctx));
     config_map["data"] = json::object{{kCaCertKey, secret_data::to_valid_utf8(*ca_cert)}};
     std::vector<json::value> objects;
     objects.emplace_back(std::move(config_map));

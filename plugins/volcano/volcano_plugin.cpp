@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "volcano_plugin.hpp"
+#include "trainer/plugin_support.hpp"
 
 #include "../coscheduling/pod_group.hpp"
 #include "api/go_quote.hpp"
@@ -84,7 +85,7 @@ class VolcanoPlugin final : public CustomValidationPlugin,
 
   [[nodiscard]] Result<void> enforce_pod_group_policy(Info& info, const TrainJob& job) override {
     if (policy_of(info) == nullptr) return {};
-    info.scheduler.pod_annotations[kGroupNameAnnotation] = pod_group::job_name(job);
+    info.scheduler.pod_annotations[kGroupNameAnnotation] = job_name(job);
     return {};
   }
 
@@ -122,7 +123,7 @@ class VolcanoPlugin final : public CustomValidationPlugin,
     json::object pod_group;
     pod_group["apiVersion"] = kPodGroupApiVersion;
     pod_group["kind"] = "PodGroup";
-    pod_group["metadata"] = pod_group::owned_metadata(pod_group::job_name(job), job, ctx);
+    pod_group["metadata"] = owned_object_metadata(job_name(job), job, effective_uid(job, ctx));
     pod_group["spec"] = std::move(spec);
     std::vector<json::value> objects;
     objects.emplace_back(std::move(pod_group));

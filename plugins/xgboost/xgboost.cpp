@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "xgboost/xgboost_plugin.hpp"
 
-#include "common/resources.hpp"
-#include "kube/apply.hpp"
+#include "common/trainer_env.hpp"
+#include "trainer/plugin_support.hpp"
 
 #include <algorithm>
 #include <array>
@@ -47,13 +47,13 @@ class XGBoostPlugin final : public CustomValidationPlugin, public EnforceMLPolic
 
   [[nodiscard]] Result<void> enforce_ml_policy(Info& info, TrainJob& job) override {
     if (!has_xgboost_policy(info)) return {};
-    PodSet* trainer_ps = find_pod_set_by_ancestor(info, kAncestorTrainer);
+    PodSet* trainer_ps = info.find_pod_set_by_ancestor(kAncestorTrainer);
     if (trainer_ps == nullptr) return {};
     if (trainer_ps->count && job.spec.trainer && job.spec.trainer->num_nodes) {
       trainer_ps->count = *job.spec.trainer->num_nodes;
     }
     if (!job.spec.trainer) return {};
-    Container* c = find_container_by_ancestor(info, kAncestorTrainer, kNode);
+    Container* c = find_container_by_ancestor(info, kAncestorTrainer, kNodeName);
     if (c == nullptr) return {};
 
     const std::int64_t num_nodes = trainer_ps->count ? *trainer_ps->count : 1;
@@ -62,17 +62,14 @@ class XGBoostPlugin final : public CustomValidationPlugin, public EnforceMLPolic
     if (!gpus) return tl::unexpected<Error>(gpus.error());
     const std::int64_t workers_per_node = *gpus > 0 ? *gpus : 1;
 
-    trainer::detail::upsert_env(
-        c->env,
-        json::array{
-            trainer::detail::env_value("DMLC_TRACKER_URI", rank0_host(job)),
-            trainer::detail::env_value("DMLC_TRACKER_PORT", std::to_string(kContainerTrainerPort)),
-            trainer::detail::env_field_ref("DMLC_TASK_ID",
-                                           trainer::detail::kJobCompletionIndexFieldPath),
-            trainer::detail::env_value("DMLC_NUM_WORKER",
-                                       std::to_string(num_nodes * workers_per_node)),
-        });
-    trainer::detail::upsert_port(c->ports, trainer_port());
+    upsert_env(c->env,
+               json::array{
+                   env_value("DMLC_TRACKER_URI", rank0_host(job)),
+                   env_value("DMLC_TRACKER_PORT", std::to_string(kContainerTrainerPort)),
+                   env_field_ref("DMLC_TASK_ID", kJobCompletionIndexFieldPath),
+                   env_value("DMLC_NUM_WORKER", std::to_string(num_nodes * workers_per_node)),
+               });
+    upsert_port(c->ports, trainer_port());
     return {};
   }
 };

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "framework/framework_internal.hpp"
 #include "test_support.hpp"
+#include "trainer/plugin_support.hpp"
 
+using trainer::merge_resource_requirements;
+using trainer::pod_requests;
 using trainer::Quantity;
-using trainer::detail::merge_resource_requirements;
-using trainer::detail::pod_requests;
 
 namespace {
 

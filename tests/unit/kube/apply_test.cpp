@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "kube/apply.hpp"
+#include "trainer/plugin_support.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <catch2/catch.hpp>
 
 namespace json = boost::json;
-using namespace trainer::detail;
+using namespace trainer;
 
 namespace {
 json::array arr(const char* text) {

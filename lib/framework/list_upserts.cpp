@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "kube/apply.hpp"
+//
+// The list upserts and EnvVar builders of include/trainer/plugin_support.hpp (upstream pkg/apply).
+#include "trainer/plugin_support.hpp"
 
 #include <algorithm>
 #include <string_view>
 
-namespace trainer::detail {
+namespace trainer {
 namespace {
 
 namespace json = boost::json;
@@ -112,4 +114,4 @@ json::object env_field_ref(std::string_view name, std::string_view path) {
                       {"valueFrom", json::object{{"fieldRef", json::object{{"fieldPath", path}}}}}};
 }
 
-}  // namespace trainer::detail
+}  // namespace trainer
