@@ -27,7 +27,8 @@
 namespace trainer {
 
 /// A container as plugins see it (upstream `runtime.Container`). Lists are in Kubernetes JSON
-/// form; `apply_*` helpers in lib/kube upsert into them with upstream's identity rules.
+/// form; the `upsert_*` helpers of trainer/plugin_support.hpp edit them with upstream's identity
+/// rules.
 struct Container {
   std::string name;
   std::string image;                 ///< "" = leave the template's image
