@@ -13,6 +13,10 @@
 #      using trainer.hpp alone, the C++ core and the collectives;
 #   4. builds pkg-config consumers: `libtrainer` (C, with nothing but the prefix on the include
 #      path) and `libtrainer-hpp` (trainer.hpp).
+#   5. builds the example framework plugins (examples/plugins, docs/plugins.md) as their own
+#      projects: the C Paddle plugin (a module that must not link libtrainer), which the
+#      installed `trainerctl render --plugin` loads, and the in-process C++ variant; both must
+#      render exactly tests/golden/plugins/paddle-render.yaml.
 # The prefix and the consumers live in a fresh folder outside the build tree (the build tree's
 # programs may use its trainer-pod; an installed copy must not), removed when the test passes.
 # Usage: run_package_test.sh <build-dir> <source-dir>
@@ -144,5 +148,28 @@ cc -std=c11 -pedantic-errors -Wall -Wextra -Werror "$here/consumer-c/consumer.c"
 c++ -std=c++17 -Wall -Wextra -Werror "$here/consumer-cxx/consumer_hpp.cpp" \
   $(pkg-config --cflags --libs libtrainer-hpp) -Wl,-rpath,"$libdir" -o "$work/consumer_hpp_pc"
 "$work/consumer_hpp_pc"
+
+# --- 5. the example plugins ---------------------------------------------------------------------
+paddle=$src/examples/plugins/paddle
+golden=$src/tests/golden/plugins/paddle-render.yaml
+paddle_uid=7d3c1b2a-5e6f-4a8b-9c0d-1e2f3a4b5c6d
+cmake -S "$paddle" -B "$work/paddle" -DCMAKE_PREFIX_PATH="$prefix" "${no_cxx_deps[@]}" \
+  >"$work/paddle.log" 2>&1 || { cat "$work/paddle.log"; fail "Paddle plugin"; }
+cmake --build "$work/paddle" >"$work/paddle.log" 2>&1 ||
+  { cat "$work/paddle.log"; fail "Paddle plugin build"; }
+if readelf -d "$work/paddle/libpaddle_plugin.so" | grep -q 'NEEDED.*libtrainer'; then
+  fail "the Paddle plugin links libtrainer; it must use the host table only"
+fi
+"$prefix/bin/trainerctl" render --plugin "$work/paddle/libpaddle_plugin.so" \
+  -f "$paddle/runtime.yaml" -f "$paddle/trainjob.yaml" --uid "$paddle_uid" >"$work/paddle.yaml"
+diff -u "$golden" "$work/paddle.yaml" || fail "installed trainerctl --plugin: not the golden render"
+cmake -S "$src/examples/plugins/paddle_cpp" -B "$work/paddle_cpp" -DCMAKE_PREFIX_PATH="$prefix" \
+  >"$work/paddle_cpp.log" 2>&1 || { cat "$work/paddle_cpp.log"; fail "paddle_cpp"; }
+cmake --build "$work/paddle_cpp" >"$work/paddle_cpp.log" 2>&1 ||
+  { cat "$work/paddle_cpp.log"; fail "paddle_cpp build"; }
+"$work/paddle_cpp/paddle_render" "$paddle/runtime.yaml" "$paddle/trainjob.yaml" \
+  --uid "$paddle_uid" >"$work/paddle_cpp.yaml"
+diff -u "$golden" "$work/paddle_cpp.yaml" || fail "paddle_render: not the golden render"
+
 rm -rf "${work:?}"
 echo "package test: OK"
