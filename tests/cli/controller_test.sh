@@ -3,10 +3,10 @@
 # case, each in a namespace of its own (the controller is always given -n, so it never touches
 # the other tests' TrainJobs) on the shared server of the ctest run (TRAINER_TEST_APISERVER_DIR,
 # fixture kube_apiserver), or on a private server when run by hand. The case `flags` needs no
-# server. Usage: controller_test.sh <trainerctl> <source-dir> <case>; exit 77 (skipped) without
-# TRAINER_KUBE_TEST_ENV.
+# server. Usage: controller_test.sh <trainerctl> <source-dir> <case> [<plugin .so>]; exit 77
+# (skipped) without TRAINER_KUBE_TEST_ENV. The case `plugin` takes the example Paddle plugin.
 set -uo pipefail
-ctl=$1 src=$2 case=$3
+ctl=$1 src=$2 case=$3 plugin=${4:-}
 data=$src/tests/cli/data/cluster
 tmp=$(mktemp -d)
 pids=()
@@ -127,6 +127,17 @@ case $case in
     api POST /api/v1/namespaces "{\"metadata\":{\"name\":\"$ns-empty\"}}" >/dev/null
     run 0 once-empty -- controller -n "$ns-empty" --once
     api DELETE "/api/v1/namespaces/$ns-empty" >/dev/null 2>&1
+    ;;
+  plugin)
+    # --plugin: the reconcile renders with the Paddle plugin (examples/plugins/paddle), so the
+    # server's JobSet carries the env and the port the plugin injected.
+    run 0 apply -- apply -n "$ns" -f "$src/tests/cli/data/paddle/run.yaml"
+    run 0 plugin-once -- controller -n "$ns" --once --plugin "$plugin" &&
+      has plugin-line "$err" "$(line_re paddle-env)applied=[^ ]*jobset.jobset.x-k8s.io/paddle-env"
+    jobset=$(api GET "$(jobset_path paddle-env)" | tr -d ' \n') || { echo "FAIL plugin-jobset: no JobSet"; failures=$((failures + 1)); }
+    has plugin-master "$jobset" '\{"name":"PADDLE_MASTER","value":"paddle-env-node-0-0.paddle-env:36543"\}'
+    has plugin-nnodes "$jobset" '\{"name":"PADDLE_NNODES","value":"2"\}'
+    has plugin-port "$jobset" '"ports":\[\{"containerPort":36543,"name":"master"'
     ;;
   oncefail)
     # The TrainJob's runtime exists nowhere: its reconcile fails, --once exits 1 and says why.
