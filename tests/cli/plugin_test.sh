@@ -62,6 +62,13 @@ if [[ -n $paddle_render ]]; then
     echo "FAIL paddle_render: $(cat "$tmp/cpp.err")"; failures=$((failures + 1))
   fi
 fi
+# The runtime's own port named `master` is the rendezvous port (no second port is added).
+run 0 render-own-port -- render --plugin "$plugin" -f "$data/own-port.yaml" -o json && {
+  has render-own-port "$out" '"value": "port-node-0-0.port:37777"'
+  has render-own-port "$out" '"value": "3"'
+  [[ $(grep -c '"containerPort"' <<<"$out") -eq 1 ]] || { echo "FAIL render-own-port: want the JobSet's one port"; failures=$((failures + 1)); }
+  lacks render-own-port "$out" "36543"
+}
 # Without the plugin the runtime is a plain one: no PADDLE_* variables, no port.
 run 0 render-no-plugin -- render -f "$ex/runtime.yaml" -f "$ex/trainjob.yaml" --uid "$uid" && {
   lacks render-no-plugin "$out" "PADDLE_MASTER"
