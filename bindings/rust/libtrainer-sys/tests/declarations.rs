@@ -500,3 +500,57 @@ fn cluster_options_init_write_the_declared_structs() {
         assert_eq!(trainer_cluster_delete_options_init(&mut delete, 2), TRAINER_E_INVALID_ARGUMENT);
     }
 }
+
+#[test]
+fn version_2_options_init_write_the_framework_field() {
+    use libtrainer_sys::*;
+    let garbage = core::ptr::NonNull::<trainer_framework>::dangling().as_ptr() as *const _;
+    // SAFETY: every struct is writable and of the current version; the library writes INIT.
+    unsafe {
+        let mut render =
+            trainer_render_options { framework: garbage, ..trainer_render_options::INIT };
+        assert_eq!(trainer_render_options_init(&mut render, 2), TRAINER_OK);
+        assert!(render.framework.is_null() && render.version == 2);
+
+        let mut apply = trainer_cluster_apply_options {
+            framework: garbage,
+            ..trainer_cluster_apply_options::INIT
+        };
+        assert_eq!(trainer_cluster_apply_options_init(&mut apply, 2), TRAINER_OK);
+        assert!(apply.framework.is_null() && apply.version == 2);
+
+        let mut ctl = trainer_controller_options {
+            framework: garbage,
+            workers: 9,
+            ..trainer_controller_options::INIT
+        };
+        assert_eq!(trainer_controller_options_init(&mut ctl, 2), TRAINER_OK);
+        assert!(ctl.framework.is_null() && ctl.workers == 0 && ctl.on_reconcile.is_none());
+
+        let mut rec = trainer_controller_reconcile_options {
+            no_events: 1,
+            ..trainer_controller_reconcile_options::INIT
+        };
+        assert_eq!(
+            trainer_controller_reconcile_options_init(
+                &mut rec,
+                TRAINER_CONTROLLER_RECONCILE_OPTIONS_VERSION
+            ),
+            TRAINER_OK
+        );
+        assert_eq!(rec.no_events, 0);
+    }
+}
+
+#[test]
+fn the_host_table_is_the_library_functions() {
+    use libtrainer_sys::*;
+    // SAFETY: static storage.
+    let host = unsafe { &*trainer_plugin_host_table() };
+    assert_eq!(host.abi_version >> 16, TRAINER_PLUGIN_ABI_VERSION_MAJOR);
+    assert!(host.abi_version >= TRAINER_PLUGIN_ABI_VERSION);
+    assert_eq!(host.request_json.map(|f| f as usize), Some(trainer_plugin_request_json as usize));
+    assert_eq!(host.reply_set.map(|f| f as usize), Some(trainer_plugin_reply_set as usize));
+    assert!(host.request_get.is_some() && host.request_get_string.is_some());
+    assert!(host.request_get_int.is_some() && host.reply_set_error.is_some());
+}
