@@ -2,6 +2,7 @@
 #include "admission/admission_internal.hpp"
 
 #include "api/json_path.hpp"
+#include "framework/runtime_identity.hpp"
 #include "runtimes/builtin_inputs.hpp"
 #include "trainer/codec.hpp"
 #include "trainer/defaults.hpp"
@@ -129,6 +130,7 @@ Result<ValidationResult> admit_train_job(const TrainJob& job, const AdmissionSco
                                        runtime_info.error().message));
     return out;
   }
+  runtime_info->runtime = detail::runtime_identity(match);
   const Framework& plugins =
       framework != nullptr ? *framework : default_framework(ctx.feature_gates);
   out.merge(plugins.run_custom_validation(

@@ -106,6 +106,10 @@ struct Reconciler::Impl {
   ReconcilerOptions options;
 
   [[nodiscard]] Clock::time_point now() const { return options.now ? options.now() : Clock::now(); }
+  /// The plugins renders and the status step run: the caller's, else the built-in ones.
+  [[nodiscard]] const Framework& framework() const {
+    return options.framework ? *options.framework : default_framework(options.feature_gates);
+  }
   [[nodiscard]] kube::CallOptions call() const {
     kube::CallOptions c;
     c.cancel = options.cancel;
@@ -166,7 +170,7 @@ struct Reconciler::Impl {
       }
     }
 
-    auto rendered = render(job, runtime, ctx);
+    auto rendered = render(job, runtime, ctx, &framework());
     if (lookup.error()) return tl::unexpected(*lookup.error());
     if (!rendered) return tl::unexpected(std::move(rendered.error()));
 
@@ -319,8 +323,18 @@ struct Reconciler::Impl {
           std::chrono::duration_cast<std::chrono::milliseconds>(*derived.requeue_after);
     }
 
-    // Step 9: the status subresource, only when it changed.
-    const json::value next_status = status_json(derived.status);
+    // Step 9: the status subresource, only when it changed, after the framework's
+    // TrainJobStatus plugin (if any) refined it. A plugin that fails leaves the derived status,
+    // which is still written, and fails the reconcile (so it is retried).
+    json::value next_status = status_json(derived.status);
+    {
+      json::object refined = next_status.as_object();
+      if (auto r = framework().run_status(job, refined); !r) {
+        join(error, std::move(r.error()));
+      } else {
+        next_status = std::move(refined);
+      }
+    }
     const json::value diff = detail::merge_patch(prev_status, next_status);
     if (!diff.is_null()) {
       kube::WriteOptions write;

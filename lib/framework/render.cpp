@@ -6,6 +6,7 @@
 
 #include "admission/admission_internal.hpp"
 #include "api/json_path.hpp"
+#include "framework/runtime_identity.hpp"
 #include "framework/snapshot.hpp"
 #include "trainer/codec.hpp"
 #include "trainer/plugin_support.hpp"
@@ -55,6 +56,7 @@ Error runtime_not_found(const TrainJob& job) {
 struct Selected {
   const TrainingRuntimeSpec* spec = nullptr;
   json::value object;
+  RuntimeIdentity identity;
 };
 
 std::optional<Selected> select_runtime(const TrainJob& job, const RuntimeLookup& runtime) {
@@ -66,11 +68,12 @@ std::optional<Selected> select_runtime(const TrainJob& job, const RuntimeLookup&
   }
   const RuntimeRefMatch match = find_runtime(scope, job);
   if (match.training_runtime != nullptr) {
-    return Selected{&match.training_runtime->spec, to_json(*match.training_runtime)};
+    return Selected{&match.training_runtime->spec, to_json(*match.training_runtime),
+                    detail::runtime_identity(match)};
   }
   if (match.cluster_training_runtime != nullptr) {
-    return Selected{&match.cluster_training_runtime->spec,
-                    to_json(*match.cluster_training_runtime)};
+    return Selected{&match.cluster_training_runtime->spec, to_json(*match.cluster_training_runtime),
+                    detail::runtime_identity(match)};
   }
   return std::nullopt;
 }
@@ -95,14 +98,17 @@ Result<RenderOutput> render_pipeline(const TrainJob& job_in, const RuntimeLookup
   if (!snapshot) return tl::unexpected(snapshot.error());
   TrainingRuntimeSpec snapshot_spec;
   const TrainingRuntimeSpec* spec = nullptr;
+  RuntimeIdentity identity;
   if (*snapshot) {
-    snapshot_spec = std::move(**snapshot);
+    snapshot_spec = std::move((*snapshot)->spec);
+    identity = std::move((*snapshot)->identity);
     spec = &snapshot_spec;
     live_info.reset();
   } else {
     auto selected = select_runtime(job, runtime);
     if (!selected) return tl::unexpected(runtime_not_found(job));
     spec = selected->spec;
+    identity = std::move(selected->identity);
     out.objects.emplace_back(detail::runtime_snapshot_config_map(job, selected->object));
   }
 
@@ -110,6 +116,7 @@ Result<RenderOutput> render_pipeline(const TrainJob& job_in, const RuntimeLookup
   Result<Info> info =
       live_info ? Result<Info>(std::move(*live_info)) : new_runtime_info(job, *spec);
   if (!info) return tl::unexpected(info.error());
+  info->runtime = std::move(identity);
   if (auto r = framework->run_enforce_ml_policy(*info, job); !r) return tl::unexpected(r.error());
   if (auto r = framework->run_enforce_pod_group_policy(*info, job); !r) {
     return tl::unexpected(r.error());

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "framework/snapshot.hpp"
 
+#include "framework/runtime_identity.hpp"
+
 #include "api/json_path.hpp"
 #include "trainer/codec.hpp"
 #include "trainer/plugin_support.hpp"
@@ -40,11 +42,11 @@ bool owned_by(const json::object& cm, const std::string& uid) {
   return false;
 }
 
-Result<std::optional<TrainingRuntimeSpec>> read_snapshot(const TrainJob& job,
-                                                         const RenderContext& ctx) {
+Result<std::optional<RuntimeSnapshot>> read_snapshot(const TrainJob& job,
+                                                     const RenderContext& ctx) {
   const auto found =
       ctx.find("v1", "ConfigMap", train_job_namespace(job), runtime_snapshot_name(job));
-  if (!found) return std::optional<TrainingRuntimeSpec>();
+  if (!found) return std::optional<RuntimeSnapshot>();
   const json::object empty;
   const json::object& cm = found->is_object() ? found->get_object() : empty;
   if (!owned_by(cm, job.metadata.uid.value_or(""))) {
@@ -97,7 +99,8 @@ Result<std::optional<TrainingRuntimeSpec>> read_snapshot(const TrainJob& job,
           ErrorCode::kInvalid,
           "invalid runtime snapshot: unable to unmarshal the snapshot: " + rt.error().message);
     }
-    return std::optional<TrainingRuntimeSpec>(std::move(rt->object.spec));
+    return std::optional<RuntimeSnapshot>(RuntimeSnapshot{
+        std::move(rt->object.spec), runtime_identity(rt->object, kClusterTrainingRuntimeKind)});
   }
   auto rt = decode_training_runtime(doc);
   if (!rt) {
@@ -105,7 +108,8 @@ Result<std::optional<TrainingRuntimeSpec>> read_snapshot(const TrainJob& job,
         ErrorCode::kInvalid,
         "invalid runtime snapshot: unable to unmarshal the snapshot: " + rt.error().message);
   }
-  return std::optional<TrainingRuntimeSpec>(std::move(rt->object.spec));
+  return std::optional<RuntimeSnapshot>(RuntimeSnapshot{
+      std::move(rt->object.spec), runtime_identity(rt->object, kTrainingRuntimeKind)});
 }
 
 }  // namespace
@@ -130,8 +134,8 @@ json::object runtime_snapshot_config_map(const TrainJob& job, const json::value&
   return cm;
 }
 
-Result<std::optional<TrainingRuntimeSpec>> read_runtime_snapshot(const TrainJob& job,
-                                                                 const RenderContext& ctx) {
+Result<std::optional<RuntimeSnapshot>> read_runtime_snapshot(const TrainJob& job,
+                                                             const RenderContext& ctx) {
   auto r = read_snapshot(job, ctx);
   if (r) return r;
   // Upstream wraps the error differently for the two runtime kinds.

@@ -23,10 +23,16 @@ namespace trainer::detail {
 [[nodiscard]] boost::json::object runtime_snapshot_config_map(const TrainJob& job,
                                                               const boost::json::value& runtime);
 
-/// The runtime spec kept in an existing snapshot (found through `ctx`), or nullopt when there is
+/// What a snapshot keeps of its runtime: the spec and who the runtime is (Info::runtime).
+struct RuntimeSnapshot {
+  TrainingRuntimeSpec spec;
+  RuntimeIdentity identity;
+};
+
+/// The runtime kept in an existing snapshot (found through `ctx`), or nullopt when there is
 /// none. Fails, with upstream's messages, when the snapshot is owned by another object, lacks
 /// the data key, does not parse or names another runtime than `job.spec.runtimeRef`.
-[[nodiscard]] Result<std::optional<TrainingRuntimeSpec>> read_runtime_snapshot(
+[[nodiscard]] Result<std::optional<RuntimeSnapshot>> read_runtime_snapshot(
     const TrainJob& job, const RenderContext& ctx);
 
 }  // namespace trainer::detail

@@ -4,9 +4,9 @@
 // member against what the phase allows (trainer/plugin.h). Nothing here trusts the reply: every
 // wrong shape becomes `plugin "<name>": <phase>: reply: <path>: <what>`.
 #include "api/readers.hpp"
-#include "framework/framework_internal.hpp"
 #include "plugin/plugin_internal.hpp"
 #include "trainer/codec.hpp"
+#include "trainer/plugin_support.hpp"
 
 #include <boost/json/serialize.hpp>
 
@@ -117,7 +117,7 @@ Result<json::value> read_object(const json::value& v, const std::string& path, c
   if (name == nullptr || !name->is_string() || name->get_string().empty()) {
     return fail(ErrorCode::kInvalid, path + ".metadata.name: Required value");
   }
-  if (!m.contains("namespace")) m["namespace"] = train_job_namespace(job);
+  if (!m.contains("namespace")) m["namespace"] = trainer::train_job_namespace(job);
   auto* owners = m.if_contains("ownerReferences");
   if (owners != nullptr && !owners->is_array()) {
     return fail(ErrorCode::kInvalid, path + ".metadata.ownerReferences: expected array");
@@ -133,10 +133,9 @@ Result<json::value> read_object(const json::value& v, const std::string& path, c
     }
   }
   if (!has_controller) {
-    TrainJob owner = job;
-    if (!uid.empty()) owner.metadata.uid = uid;
     if (owners == nullptr) owners = &(m["ownerReferences"] = json::array());
-    owners->get_array().emplace_back(train_job_owner_reference(owner));
+    owners->get_array().emplace_back(
+        trainer::train_job_owner_reference(job, uid.empty() ? job.metadata.uid.value_or("") : uid));
   }
   return json::value(std::move(obj));
 }

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // The request document every callback receives (trainer/plugin.h, top comment).
-#include "framework/framework_internal.hpp"
 #include "plugin/plugin_internal.hpp"
 #include "trainer/codec.hpp"
 #include "trainer/plugin.hpp"
+#include "trainer/plugin_support.hpp"
 
 namespace trainer::detail {
 
@@ -33,8 +33,9 @@ boost::json::object plugin_request_document(const RequestInputs& in) {
   if (in.status != nullptr) doc["status"] = *in.status;
   boost::json::object context;
   context["trainJobUID"] = job.metadata.uid.value_or("");
-  context["namespace"] = train_job_namespace(job);
-  context["ownerReference"] = train_job_owner_reference(job);
+  context["namespace"] = trainer::train_job_namespace(job);
+  context["ownerReference"] =
+      trainer::train_job_owner_reference(job, job.metadata.uid.value_or(""));
   context["operatorNamespace"] = in.config.operator_namespace;
   context["featureGates"] = boost::json::object{{"TrainJobStatus", in.gates.trainjob_status}};
   doc["context"] = std::move(context);
