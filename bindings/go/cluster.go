@@ -223,6 +223,7 @@ type ApplyOptions struct {
 	DryRun       bool          // server dry run: nothing is stored
 	Force        bool          // take over fields other managers own
 	Parse        *ParseOptions // limits for parsing documents [the library's]
+	Framework    *Framework    // the plugins that admit TrainJobs first [the built-in plugins, gates off]
 }
 
 // Apply server-side applies every object of documents (a YAML stream or JSON; a v1 List stands
@@ -244,6 +245,12 @@ func (cl *Client) Apply(ctx context.Context, documents []byte, opts *ApplyOption
 		copts.field_manager = strs.get(opts.FieldManager)
 		copts.dry_run = cBool(opts.DryRun)
 		copts.force = cBool(opts.Force)
+		fw, unlock, err := opts.Framework.use()
+		if err != nil {
+			return nil, err
+		}
+		defer unlock()
+		copts.framework = fw
 		if opts.Parse != nil {
 			limits, err := opts.Parse.toC()
 			if err != nil {

@@ -35,7 +35,12 @@ type ControllerOptions struct {
 	Namespace    string // watch only this namespace [every namespace]
 	Workers      int    // TrainJobs reconciled at the same time [5]
 	FeatureGates string // upstream's --feature-gates, "TrainJobStatus=true" [all off]
-	NoEvents     bool   // record no Events on TrainJobs
+	// Gates are the gates as a map, {"TrainJobStatus": true}; not with FeatureGates [all off].
+	Gates map[string]bool
+	// Framework is the plugin pipeline of every reconcile [the built-in plugins of the gates];
+	// with one, FeatureGates and Gates must be empty. The controller keeps its own reference.
+	Framework *Framework
+	NoEvents  bool // record no Events on TrainJobs
 	// Once makes Run reconcile every TrainJob that exists when it starts once and return; it
 	// fails with the first error when any reconcile failed.
 	Once            bool
@@ -127,7 +132,23 @@ func NewController(client *Client, opts *ControllerOptions) (*Controller, error)
 	defer strs.free()
 	copts.namespace_name = strs.get(o.Namespace)
 	copts.workers = C.int32_t(o.Workers)
-	copts.feature_gates = strs.get(o.FeatureGates)
+	gates := o.FeatureGates
+	if o.Gates != nil {
+		if gates != "" {
+			return nil, &Error{Code: CodeInvalidArgument, Message: "ControllerOptions: set FeatureGates or Gates, not both"}
+		}
+		var err error
+		if gates, err = formatGates(o.Gates); err != nil {
+			return nil, err
+		}
+	}
+	copts.feature_gates = strs.get(gates)
+	fw, unlockFw, err := o.Framework.use()
+	if err != nil {
+		return nil, err
+	}
+	defer unlockFw()
+	copts.framework = fw
 	copts.no_events = cBool(o.NoEvents)
 	copts.once = cBool(o.Once)
 	copts.resync_period_ms = C.int64_t(durationMS(o.ResyncPeriod))

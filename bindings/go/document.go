@@ -8,6 +8,7 @@ package trainer
 import "C"
 
 import (
+	"io"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -101,6 +102,33 @@ func ParseDocuments(data []byte, opts *ParseOptions) (*DocumentList, error) {
 	l := &DocumentList{ptr: out, id: atomic.AddUint64(&nextListID, 1)}
 	runtime.SetFinalizer(l, finalizeList)
 	return l, nil
+}
+
+// defaultMaxDocumentBytes is the library's default limit on a whole input text.
+const defaultMaxDocumentBytes = 4 << 20
+
+// readLimited reads r up to the limit on a whole input plus one byte: enough for the library to
+// report an input over the limit (ErrLimit, naming it) without reading an endless stream.
+func readLimited(r io.Reader, opts *ParseOptions) ([]byte, error) {
+	limit := int64(defaultMaxDocumentBytes)
+	if opts != nil && opts.MaxDocumentBytes > 0 {
+		limit = int64(opts.MaxDocumentBytes)
+	}
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, &Error{Code: CodeIO, Message: "reading the input: " + err.Error(), cause: err}
+	}
+	return data, nil
+}
+
+// ParseDocumentsReader is ParseDocuments of the text read from r (at most the whole-input
+// limit plus one byte, see RenderReader).
+func ParseDocumentsReader(r io.Reader, opts *ParseOptions) (*DocumentList, error) {
+	data, err := readLimited(r, opts)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDocuments(data, opts)
 }
 
 // listsFinalized counts lists freed by the finalizer (a safety net; tests observe it).
@@ -238,6 +266,18 @@ func (d *Document) Default() error {
 // *Error with CodeInvalid whose Fields list every violation. Kinds other than the three Trainer
 // kinds fail with CodeUnsupported.
 func (d *Document) Validate(context *DocumentList) ([]string, error) {
+	return d.ValidateWith(context, nil)
+}
+
+// ValidateWith is Validate with the plugins of fw (nil: the built-in plugins, gates off, as
+// Validate): a plugin's Validator errors reject the document with their field paths, like the
+// built-in plugins' errors.
+func (d *Document) ValidateWith(context *DocumentList, fw *Framework) ([]string, error) {
+	cfw, unlockFw, err := fw.use()
+	if err != nil {
+		return nil, err
+	}
+	defer unlockFw()
 	unlock := rlockPair(d.list, context)
 	defer unlock()
 	doc := d.doc()
@@ -250,7 +290,7 @@ func (d *Document) Validate(context *DocumentList) ([]string, error) {
 	}
 	var res *C.trainer_validation
 	var cerr *C.trainer_error
-	st := C.trainer_document_validate(doc, cctx, &res, &cerr)
+	st := C.trainer_document_validate_with(doc, cctx, cfw, &res, &cerr)
 	var warnings []string
 	if res != nil {
 		if n := int(C.trainer_validation_warning_count(res)); n > 0 {

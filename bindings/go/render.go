@@ -9,6 +9,7 @@ package trainer
 import "C"
 
 import (
+	"io"
 	"runtime"
 	"unsafe"
 )
@@ -16,13 +17,17 @@ import (
 // RenderOptions are the inputs of Render that are not documents. An empty field means the
 // library default (given in brackets).
 type RenderOptions struct {
-	UID             string        // owner-reference UID [the TrainJob's own metadata.uid, else a random UUID]
-	Namespace       string        // namespace of namespaced inputs without one ["default"]
-	FeatureGates    string        // upstream's --feature-gates syntax, e.g. "TrainJobStatus=true" [all off]
-	SSHPrivateKey   string        // MPI: PEM of an ECDSA P-521 private key [a fresh key pair]
-	Now             string        // RFC 3339 time stamp [the system clock]
-	BuiltinRuntimes bool          // a ClusterTrainingRuntime not among the inputs may be a built-in one
-	Parse           *ParseOptions // parsing limits [the library's]
+	UID             string          // owner-reference UID [the TrainJob's own metadata.uid, else a random UUID]
+	Namespace       string          // namespace of namespaced inputs without one ["default"]
+	FeatureGates    string          // upstream's --feature-gates syntax, e.g. "TrainJobStatus=true" [all off]
+	Gates           map[string]bool // the gates as a map, {"TrainJobStatus": true}; not with FeatureGates [all off]
+	SSHPrivateKey   string          // MPI: PEM of an ECDSA P-521 private key [a fresh key pair]
+	Now             string          // RFC 3339 time stamp [the system clock]
+	BuiltinRuntimes bool            // a ClusterTrainingRuntime not among the inputs may be a built-in one
+	Parse           *ParseOptions   // parsing limits [the library's]
+	// Framework is the plugin pipeline [the built-in plugins of the gates]. With a Framework,
+	// its gates apply: FeatureGates and Gates must be empty.
+	Framework *Framework
 }
 
 // RenderedObject is one object a render produced.
@@ -92,6 +97,22 @@ func Render(input []byte, opts *RenderOptions) (*RenderResult, error) {
 	}
 	if opts != nil {
 		var err error
+		if opts.Gates != nil {
+			if opts.FeatureGates != "" {
+				return nil, &Error{Code: CodeInvalidArgument, Message: "RenderOptions: set FeatureGates or Gates, not both"}
+			}
+			gates := *opts
+			if gates.FeatureGates, err = formatGates(opts.Gates); err != nil {
+				return nil, err
+			}
+			opts = &gates
+		}
+		fw, unlock, err := opts.Framework.use()
+		if err != nil {
+			return nil, err
+		}
+		defer unlock()
+		copts.framework = fw
 		fields := []struct {
 			dst **C.char
 			val string
@@ -129,6 +150,21 @@ func Render(input []byte, opts *RenderOptions) (*RenderResult, error) {
 	}
 	defer C.trainer_render_result_free(out)
 	return copyRenderResult(out)
+}
+
+// RenderReader is Render of the text read from r. It reads at most the parse limit on the
+// whole input (ParseOptions.MaxDocumentBytes, 4 MiB by default) plus one byte, so a longer
+// input fails with ErrLimit without being read to its end.
+func RenderReader(r io.Reader, opts *RenderOptions) (*RenderResult, error) {
+	var limits *ParseOptions
+	if opts != nil {
+		limits = opts.Parse
+	}
+	input, err := readLimited(r, limits)
+	if err != nil {
+		return nil, err
+	}
+	return Render(input, opts)
 }
 
 // copyRenderResult copies everything out of the C result (which the caller frees).
