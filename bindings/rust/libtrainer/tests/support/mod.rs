@@ -52,6 +52,20 @@ impl Server {
         assert!(status.success(), "{method} {path} failed: {status}");
     }
 
+    /// An admin GET with curl: the body; panics when it fails.
+    #[allow(dead_code)]
+    pub fn get_body(&self, path: &str) -> String {
+        let out = Command::new("curl")
+            .args(["-sSf", "--max-time", "30", "--cacert"])
+            .arg(self.dir.join("ca.crt"))
+            .args(["-H", &format!("Authorization: Bearer {}", self.token)])
+            .arg(format!("{}{path}", self.url))
+            .output()
+            .expect("run curl");
+        assert!(out.status.success(), "GET {path} failed: {}", out.status);
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
     /// A fresh namespace and a client whose default namespace it is.
     pub fn namespace_and_client(&self, prefix: &str) -> (String, Client) {
         static N: AtomicUsize = AtomicUsize::new(0);
