@@ -97,6 +97,31 @@ fn from_env_without_a_launcher_is_a_clear_error() {
     assert!(!e.message.is_empty(), "{e:?}");
 }
 
+#[test]
+fn nccl_without_a_gpu_or_nccl_is_refused_in_bounded_time() {
+    if features().contains(Features::NCCL) && std::path::Path::new("/dev/nvidia0").exists() {
+        println!("SKIPPED: nccl_without_a_gpu_or_nccl_is_refused_in_bounded_time: a GPU is here");
+        return;
+    }
+    let started = std::time::Instant::now();
+    let e = Communicator::nccl(
+        "127.0.0.1",
+        0,
+        0,
+        1,
+        0,
+        1,
+        &CommOptions {
+            memory: libtrainer::Memory::Cuda,
+            timeout: Some(Duration::from_secs(5)),
+            ..Default::default()
+        },
+    )
+    .expect_err("no NCCL or no GPU");
+    assert_eq!(e.code, Code::UNSUPPORTED, "{e}");
+    assert!(started.elapsed() < Duration::from_secs(30));
+}
+
 fn which(program: &str) -> Result<PathBuf, ()> {
     std::env::var_os("PATH")
         .into_iter()

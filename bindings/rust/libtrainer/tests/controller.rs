@@ -145,6 +145,25 @@ fn a_framework_with_a_rust_plugin_reaches_the_controller() {
     assert!(jobset.contains("RUSTTEST_NODES"), "{jobset}");
     assert!(jobset.replace(' ', "").contains(r#""value":"3""#), "{jobset}");
 
+    // Apply admits with the framework's rules too: the plugin refuses 5 nodes before anything
+    // is sent.
+    let mut fw = Framework::new("").unwrap();
+    fw.add(rusttest::RustTest).unwrap();
+    let docs = client
+        .get("trainingruntime", "", "rt-ours", libtrainer::Format::Yaml, &Default::default())
+        .unwrap();
+    let job = "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata: {name: big}\n\
+               spec:\n  runtimeRef: {name: rt-ours, kind: TrainingRuntime}\n  trainer: {numNodes: 5}\n";
+    let e = client
+        .apply(
+            &format!("{docs}---\n{job}"),
+            &ApplyOptions { framework: Some(fw), ..Default::default() },
+        )
+        .expect_err("the plugin refuses 5 nodes");
+    assert_eq!(e.code, Code::INVALID, "{e}");
+    assert!(e.fields.iter().any(|f| f.path == "spec.trainer.numNodes"), "{e}: {:?}", e.fields);
+    assert_eq!(e.http_status, 0, "refused locally");
+
     let e = Controller::new(
         &client,
         ControllerOptions {
