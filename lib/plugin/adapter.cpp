@@ -166,6 +166,15 @@ class CPlugin final : public CustomValidationPlugin,
       if (!patched->is_object()) {
         return tl::unexpected(plugin_reply_error(name_, phase, "status: expected object"));
       }
+      // The refined status must still be a TrainJob status, or the API server would refuse the
+      // whole status write: decoded through the codec with a carrier TrainJob.
+      json::object carrier{{"apiVersion", "trainer.kubeflow.org/v1alpha1"},
+                           {"kind", "TrainJob"},
+                           {"metadata", json::object{{"name", job.metadata.name.value_or("")}}},
+                           {"status", *patched}};
+      if (auto decoded = decode_train_job(json::value(std::move(carrier))); !decoded) {
+        return tl::unexpected(reply_error(name_, phase, decoded.error()));
+      }
       status = std::move(patched->get_object());
       return {};
     });

@@ -142,6 +142,40 @@ TEST_CASE("with_plugins refuses built-in and duplicate names", "[plugin]") {
   }
 }
 
+namespace {
+
+trainer_status no_op(void*, const trainer_plugin_request*, trainer_plugin_reply*) {
+  return TRAINER_OK;
+}
+
+std::unique_ptr<trainer::Plugin> status_plugin(const char* name, bool with_status) {
+  trainer_plugin_descriptor desc{};
+  desc.abi_version = (1U << 16U);
+  desc.name = name;
+  desc.validate = no_op;
+  if (with_status) desc.status = no_op;
+  auto p = trainer::plugin_from_descriptor(desc);
+  REQUIRE(p);
+  return std::move(*p);
+}
+
+}  // namespace
+
+TEST_CASE("with_plugins allows one TrainJobStatus plugin", "[plugin]") {
+  std::vector<std::unique_ptr<trainer::Plugin>> one;
+  one.push_back(status_plugin("StatusA", true));
+  one.push_back(status_plugin("NoStatus", false));
+  CHECK(trainer::Framework::with_plugins({}, std::move(one)));
+
+  std::vector<std::unique_ptr<trainer::Plugin>> two;
+  two.push_back(status_plugin("StatusA", true));
+  two.push_back(status_plugin("StatusB", true));
+  auto fw = trainer::Framework::with_plugins({}, std::move(two));
+  REQUIRE_FALSE(fw);
+  CHECK(fw.error().code == ErrorCode::kInvalid);
+  CHECK(fw.error().message == "too many TrainJobStatus plugins are registered");
+}
+
 TEST_CASE("a framework keeps built-ins first, then added plugins in order", "[plugin]") {
   std::vector<std::unique_ptr<trainer::Plugin>> plugins;
   plugins.push_back(load(NUMNODES_PLUGIN));

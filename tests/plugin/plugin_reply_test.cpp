@@ -206,3 +206,44 @@ TEST_CASE("the Info JSON view round-trips and a bad patch leaves Info unchanged"
   CHECK(bad.error().message == "info.podSets[0].count: Invalid value: \"two\": expected int32");
   CHECK(trainer::info_to_json(back) == before);
 }
+
+TEST_CASE("run_status applies a status merge patch and refuses a status of the wrong shape",
+          "[plugin]") {
+  auto with_status = [](const char* reply) {
+    trainer_plugin_descriptor desc{};
+    desc.abi_version = (1U << 16U);
+    desc.name = "Status";
+    desc.user_data = const_cast<char*>(reply);  // NOLINT: read only
+    desc.status = reply_with;
+    auto plugin = trainer::plugin_from_descriptor(desc);
+    REQUIRE(plugin);
+    std::vector<std::unique_ptr<trainer::Plugin>> plugins;
+    plugins.push_back(std::move(*plugin));
+    return framework_of(std::move(plugins));
+  };
+  auto job = trainer::decode_train_job(docs(job_yaml()).at(0));
+  REQUIRE(job);
+  const json::object derived =
+      json::parse(R"({"jobsStatus":[{"name":"node","active":1}]})").as_object();
+
+  json::object status = derived;
+  auto fw = with_status(R"({"status":{"conditions":[{"type":"Ready","status":"True",
+      "reason":"R","message":"m","lastTransitionTime":"2026-01-01T00:00:00Z"}],"jobsStatus":null}})");
+  REQUIRE(fw->run_status(job->object, status));
+  CHECK(status == json::parse(R"({"conditions":[{"type":"Ready","status":"True","reason":"R",
+      "message":"m","lastTransitionTime":"2026-01-01T00:00:00Z"}]})"));
+
+  for (const char* bad :
+       {R"({"status":{"conditions":"all good"}})", R"({"status":[]})", R"({"info":{}})", "!-9"}) {
+    INFO(bad);
+    status = derived;
+    auto r = with_status(bad)->run_status(job->object, status);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().message.rfind("plugin \"Status\": status: ", 0) == 0);
+    CHECK(status == derived);
+  }
+  // Without a status plugin, run_status changes nothing.
+  status = derived;
+  CHECK(framework_of({})->run_status(job->object, status));
+  CHECK(status == derived);
+}
