@@ -147,3 +147,58 @@ func TestRenderSkippedAndGates(t *testing.T) {
 		t.Errorf("TrainJobStatus gate: %+v", on.Objects)
 	}
 }
+
+func TestRenderReaderAndGateMap(t *testing.T) {
+	input := goldenInput(t, "79-trainjobstatus-gate-on")
+	on, err := RenderReader(bytes.NewReader(input), &RenderOptions{Gates: map[string]bool{"TrainJobStatus": true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(on.Objects) != 3 || on.Objects[2].Name != "test-job-tls-config" {
+		t.Fatalf("TrainJobStatus gate from the map: %+v", on.Objects)
+	}
+	off, err := Render(input, &RenderOptions{Gates: map[string]bool{"TrainJobStatus": false}})
+	if err != nil || len(off.Objects) != 2 {
+		t.Fatalf("gate off: %v, %v", off, err)
+	}
+	if _, err := Render(input, &RenderOptions{Gates: map[string]bool{"Nope": true}}); !errors.Is(err, ErrInvalidArgument) ||
+		!strings.Contains(err.Error(), `unrecognized feature gate "Nope"`) {
+		t.Fatalf("unknown gate in the map: %v", err)
+	}
+	if _, err := Render(input, &RenderOptions{Gates: map[string]bool{"A=B": true}}); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("malformed gate name: %v", err)
+	}
+	if _, err := Render(input, &RenderOptions{FeatureGates: "TrainJobStatus=true", Gates: map[string]bool{}}); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("both gate forms: %v", err)
+	}
+	// An endless reader is read up to the limit and refused by it.
+	if _, err := RenderReader(endless{}, &RenderOptions{Parse: &ParseOptions{MaxDocumentBytes: 1024}}); !errors.Is(err, ErrLimit) {
+		t.Fatalf("endless input: %v", err)
+	}
+	list, err := ParseDocumentsReader(strings.NewReader(string(input)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer list.Close()
+	if list.Len() < 2 {
+		t.Fatalf("ParseDocumentsReader: %d documents", list.Len())
+	}
+	if _, err := ParseDocumentsReader(failingReader{}, nil); !errors.Is(err, ErrIO) || !errors.Is(err, errRead) {
+		t.Fatalf("a failing reader: %v", err)
+	}
+}
+
+type endless struct{}
+
+func (endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = '#'
+	}
+	return len(p), nil
+}
+
+var errRead = errors.New("disk on fire")
+
+type failingReader struct{}
+
+func (failingReader) Read([]byte) (int, error) { return 0, errRead }
