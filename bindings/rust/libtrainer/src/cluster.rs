@@ -116,9 +116,9 @@ pub struct ClientOptions {
     pub namespace: Option<String>,
     /// Bound on each non-streaming request, retries included [30 s].
     pub request_timeout: Option<Duration>,
-    /// Client-side rate limit in requests per second; negative: none [5].
+    /// Client-side rate limit in requests per second; negative: none \[5\].
     pub qps: Option<f64>,
-    /// Rate limiter burst [10].
+    /// Rate limiter burst \[10\].
     pub burst: Option<u32>,
     /// [`libtrainer/<version> (linux/<arch>)`].
     pub user_agent: Option<String>,
@@ -561,7 +561,7 @@ pub struct AppliedObject {
 pub struct ApplyOptions {
     /// Namespace of objects that name none [the client's].
     pub namespace: Option<String>,
-    /// Server-side apply field manager [`trainerctl`].
+    /// Server-side apply field manager \[`trainerctl`\].
     pub field_manager: Option<String>,
     /// Server dry run: nothing is stored.
     pub dry_run: bool,
@@ -615,7 +615,7 @@ pub struct WatchOptions {
 /// Options of [`Client::wait`].
 #[derive(Clone, Default)]
 pub struct WaitOptions {
-    /// The condition status waited for [`True`].
+    /// The condition status waited for \[`True`\].
     pub status: Option<String>,
     pub cancel: Option<CancelToken>,
     /// Bound on each request [the client's].

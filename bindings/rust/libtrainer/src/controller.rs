@@ -21,7 +21,7 @@ pub type ReconcileFn = Box<dyn Fn(&str, Option<&Error>) + Send + Sync>;
 pub struct ControllerOptions {
     /// Watch only this namespace [every namespace].
     pub namespace: Option<String>,
-    /// TrainJobs reconciled at once [5].
+    /// TrainJobs reconciled at once \[5\].
     pub workers: Option<u32>,
     /// Upstream's `--feature-gates` [all off]; `None` with a framework.
     pub feature_gates: Option<String>,
@@ -39,7 +39,7 @@ pub struct ControllerOptions {
     pub leader_election_namespace: Option<String>,
     /// ["trainer.kubeflow.org"]
     pub leader_election_id: Option<String>,
-    /// [`<hostname>_<random>`]
+    /// \[`<hostname>_<random>`\]
     pub leader_election_identity: Option<String>,
     /// [15 s]
     pub lease_duration: Option<Duration>,

@@ -12,13 +12,13 @@ use core::ptr::{self, NonNull};
 pub struct ParseOptions {
     /// Whole input text [4 MiB].
     pub max_document_bytes: usize,
-    /// Nesting of maps/sequences [100].
+    /// Nesting of maps/sequences \[100\].
     pub max_depth: usize,
-    /// Documents in one YAML stream [1000].
+    /// Documents in one YAML stream \[1000\].
     pub max_documents: usize,
-    /// Nodes after alias expansion, whole stream [1000000].
+    /// Nodes after alias expansion, whole stream \[1000000\].
     pub max_nodes: usize,
-    /// Alias (`*name`) references in the stream [10000].
+    /// Alias (`*name`) references in the stream \[10000\].
     pub max_aliases: usize,
     /// Bytes of scalar text that YAML anchors and aliases copy, whole stream [4 MiB]: an
     /// anchored node is charged once when it is defined and once more for every alias of it.

@@ -62,7 +62,7 @@ pub struct FieldError {
     pub value: Option<String>,
     /// Explanation ("must be greater than or equal to 1").
     pub detail: String,
-    /// The library's full rendering ("<path>: Invalid value: <value>: <detail>").
+    /// The library's full rendering (`<path>: Invalid value: <value>: <detail>`).
     pub text: String,
 }
 
