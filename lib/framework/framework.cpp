@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // `Framework`: the plugins of one pipeline, partitioned once per extension point.
-#include "plugin/partial_plugin.hpp"
 #include "trainer/render.hpp"
 
 #include <set>
@@ -12,28 +11,25 @@ namespace trainer {
 
 namespace {
 
-// A plugin of interface `I` that takes part in `phase` goes into `list`. A C plugin's adapter
-// derives from every interface but takes part only where it has a callback.
+// A plugin that implements interface `I` goes into that phase's list.
 template <class I>
-void partition(Plugin* plugin, detail::PluginPhase phase, std::vector<I*>& list) {
-  auto* x = dynamic_cast<I*>(plugin);
-  if (x != nullptr && detail::takes_part(plugin, phase)) list.push_back(x);
+void partition(Plugin* plugin, std::vector<I*>& list) {
+  if (auto* x = dynamic_cast<I*>(plugin)) list.push_back(x);
 }
 
 }  // namespace
 
 Framework::Framework(std::vector<std::unique_ptr<Plugin>> plugins) : plugins_(std::move(plugins)) {
-  using detail::PluginPhase;
   for (const auto& p : plugins_) {
     Plugin* plugin = p.get();
     if (plugin == nullptr) continue;
-    partition(plugin, PluginPhase::kValidate, custom_validation_);
-    partition(plugin, PluginPhase::kEnforceMLPolicy, enforce_ml_policy_);
-    partition(plugin, PluginPhase::kEnforcePodGroupPolicy, enforce_pod_group_policy_);
-    partition(plugin, PluginPhase::kEnforcePodSpec, enforce_pod_spec_);
-    partition(plugin, PluginPhase::kPreBuildSync, pre_component_builder_);
-    partition(plugin, PluginPhase::kBuild, component_builder_);
-    partition(plugin, PluginPhase::kStatus, train_job_status_);
+    partition(plugin, custom_validation_);
+    partition(plugin, enforce_ml_policy_);
+    partition(plugin, enforce_pod_group_policy_);
+    partition(plugin, enforce_pod_spec_);
+    partition(plugin, pre_component_builder_);
+    partition(plugin, component_builder_);
+    partition(plugin, train_job_status_);
   }
 }
 
@@ -51,10 +47,7 @@ Result<Framework> Framework::with_plugins(const FeatureGates& gates,
   std::set<std::string, std::less<>> added;
   std::size_t status_plugins = 0;
   for (const auto& p : plugins) {
-    if (dynamic_cast<TrainJobStatusPlugin*>(p.get()) != nullptr &&
-        detail::takes_part(p.get(), detail::PluginPhase::kStatus)) {
-      ++status_plugins;
-    }
+    if (dynamic_cast<TrainJobStatusPlugin*>(p.get()) != nullptr) ++status_plugins;
   }
   for (auto& p : extra) {
     if (p == nullptr) return fail(ErrorCode::kInvalid, "plugin is null");
@@ -67,8 +60,7 @@ Result<Framework> Framework::with_plugins(const FeatureGates& gates,
     if (!added.insert(name).second) {
       return fail(ErrorCode::kInvalid, "plugin name \"" + name + "\" is already registered");
     }
-    if (dynamic_cast<TrainJobStatusPlugin*>(p.get()) != nullptr &&
-        detail::takes_part(p.get(), detail::PluginPhase::kStatus) && ++status_plugins > 1) {
+    if (dynamic_cast<TrainJobStatusPlugin*>(p.get()) != nullptr && ++status_plugins > 1) {
       return fail(ErrorCode::kInvalid, "too many TrainJobStatus plugins are registered");
     }
     plugins.push_back(std::move(p));

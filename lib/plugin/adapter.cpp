@@ -5,7 +5,7 @@
 // throw out of here or crash the pipeline.
 #include "plugin/adapter.hpp"
 #include "kube/strategic_merge.hpp"
-#include "plugin/partial_plugin.hpp"
+#include "plugin/plugin_internal.hpp"
 #include "trainer/codec.hpp"
 #include "trainer/plugin.hpp"
 
@@ -49,138 +49,26 @@ ErrorCode code_of(trainer_status status) {
   return ErrorCode::kUser;
 }
 
-class CPlugin final : public CustomValidationPlugin,
-                      public EnforceMLPolicyPlugin,
-                      public EnforcePodGroupPolicyPlugin,
-                      public EnforcePodSpecPlugin,
-                      public PreComponentBuilderPlugin,
-                      public ComponentBuilderPlugin,
-                      public TrainJobStatusPlugin,
-                      public PartialPlugin {
+// What every adapter shares: the descriptor, the call of one callback, and the exception guard.
+// A virtual base of the phase mixins below, constructed by the most-derived class only.
+class CPluginCore : public virtual Plugin {
  public:
-  explicit CPlugin(const trainer_plugin_descriptor& desc) : desc_(desc), name_(desc.name) {
+  explicit CPluginCore(const trainer_plugin_descriptor& desc) : desc_(desc), name_(desc.name) {
     desc_.name = name_.c_str();
   }
-  ~CPlugin() override {
+  ~CPluginCore() override {
     if (desc_.free_user_data != nullptr) desc_.free_user_data(desc_.user_data);
   }
-  CPlugin(const CPlugin&) = delete;
-  CPlugin& operator=(const CPlugin&) = delete;
+  CPluginCore(const CPluginCore&) = delete;
+  CPluginCore& operator=(const CPluginCore&) = delete;
 
   [[nodiscard]] std::string_view name() const override { return name_; }
 
-  [[nodiscard]] bool implements(PluginPhase phase) const noexcept override {
-    return callback(phase) != nullptr;
-  }
+ protected:
+  // Only so that the mixins have a default constructor; never runs (the mixins are never the
+  // most-derived class, and the most-derived class initialises this base with the descriptor).
+  CPluginCore() = default;
 
-  ValidationResult validate(const Info& info, const TrainJob* old_job, const TrainJob& new_job,
-                            const RenderContext& ctx) override {
-    const PluginPhase phase = PluginPhase::kValidate;
-    ValidationResult out;
-    auto r = guarded(phase, [&]() -> Result<void> {
-      RequestInputs in = inputs(phase, new_job, ctx);
-      in.old_job = old_job;
-      in.info = &info;
-      auto reply = call(in);
-      if (!reply) return tl::unexpected(reply.error());
-      if (*reply) out = std::move((*reply)->validation);
-      return {};
-    });
-    // A failed callback has no field to blame: it is reported as an internal field error at
-    // the root, so that admission still reports every other plugin's findings.
-    if (!r) out.errors.push_back(field_internal("", r.error().message));
-    return out;
-  }
-
-  Result<void> enforce_ml_policy(Info& info, TrainJob& job) override {
-    const PluginPhase phase = PluginPhase::kEnforceMLPolicy;
-    return guarded(phase, [&]() -> Result<void> {
-      RequestInputs in = inputs(phase, job, RenderContext{});
-      in.info = &info;
-      auto reply = call(in);
-      if (!reply) return tl::unexpected(reply.error());
-      if (!*reply) return {};
-      Info next = info;
-      if ((*reply)->info) {
-        if (auto r = apply_info_patch(next, *(*reply)->info); !r) {
-          return tl::unexpected(reply_error(name_, phase, r.error()));
-        }
-      }
-      TrainJob next_job = job;
-      if ((*reply)->train_job) {
-        auto patched = strategic_merge(to_json(job), *(*reply)->train_job, SchemaType::kUntyped);
-        if (!patched) return tl::unexpected(reply_error(name_, phase, patched.error()));
-        auto decoded = decode_train_job(*patched);
-        if (!decoded) {
-          Error e = decoded.error();
-          e.message = "trainJob: " + e.message;
-          return tl::unexpected(reply_error(name_, phase, std::move(e)));
-        }
-        next_job = std::move(decoded->object);
-      }
-      info = std::move(next);
-      job = std::move(next_job);
-      return {};
-    });
-  }
-
-  Result<void> enforce_pod_group_policy(Info& info, const TrainJob& job) override {
-    return patch_info(PluginPhase::kEnforcePodGroupPolicy, info, job, RenderContext{});
-  }
-
-  Result<void> enforce_pod_spec(Info& info, const TrainJob& job,
-                                const RenderContext& ctx) override {
-    return patch_info(PluginPhase::kEnforcePodSpec, info, job, ctx);
-  }
-
-  Result<void> pre_build_sync(Info& info, const TrainJob& job) override {
-    return patch_info(PluginPhase::kPreBuildSync, info, job, RenderContext{});
-  }
-
-  Result<std::vector<json::value>> build(const Info& info, const TrainJob& job,
-                                         const RenderContext& ctx) override {
-    const PluginPhase phase = PluginPhase::kBuild;
-    std::vector<json::value> objects;
-    auto r = guarded(phase, [&]() -> Result<void> {
-      RequestInputs in = inputs(phase, job, ctx);
-      in.info = &info;
-      auto reply = call(in);
-      if (!reply) return tl::unexpected(reply.error());
-      if (*reply) objects = std::move((*reply)->objects);
-      return {};
-    });
-    if (!r) return tl::unexpected(r.error());
-    return objects;
-  }
-
-  Result<void> status(const TrainJob& job, json::object& status) override {
-    const PluginPhase phase = PluginPhase::kStatus;
-    return guarded(phase, [&]() -> Result<void> {
-      RequestInputs in = inputs(phase, job, RenderContext{});
-      in.status = &status;
-      auto reply = call(in);
-      if (!reply) return tl::unexpected(reply.error());
-      if (!*reply || !(*reply)->status) return {};
-      auto patched = strategic_merge(json::value(status), *(*reply)->status, SchemaType::kUntyped);
-      if (!patched) return tl::unexpected(reply_error(name_, phase, patched.error()));
-      if (!patched->is_object()) {
-        return tl::unexpected(plugin_reply_error(name_, phase, "status: expected object"));
-      }
-      // The refined status must still be a TrainJob status, or the API server would refuse the
-      // whole status write: decoded through the codec with a carrier TrainJob.
-      json::object carrier{{"apiVersion", "trainer.kubeflow.org/v1alpha1"},
-                           {"kind", "TrainJob"},
-                           {"metadata", json::object{{"name", job.metadata.name.value_or("")}}},
-                           {"status", *patched}};
-      if (auto decoded = decode_train_job(json::value(std::move(carrier))); !decoded) {
-        return tl::unexpected(reply_error(name_, phase, decoded.error()));
-      }
-      status = std::move(patched->get_object());
-      return {};
-    });
-  }
-
- private:
   [[nodiscard]] trainer_plugin_fn callback(PluginPhase phase) const noexcept {
     switch (phase) {
       case PluginPhase::kValidate: return desc_.validate;
@@ -232,6 +120,7 @@ class CPlugin final : public CustomValidationPlugin,
     return std::optional<PluginReply>(std::move(*parsed));
   }
 
+  // The enforce and pre-build phases whose reply may only patch `info`.
   Result<void> patch_info(PluginPhase phase, Info& info, const TrainJob& job,
                           const RenderContext& ctx) {
     return guarded(phase, [&]() -> Result<void> {
@@ -247,14 +136,185 @@ class CPlugin final : public CustomValidationPlugin,
     });
   }
 
-  trainer_plugin_descriptor desc_;
+  trainer_plugin_descriptor desc_{};
   std::string name_;
 };
+
+// One mixin per extension point. An adapter derives from the mixins of the callbacks its
+// descriptor has and from no other interface, so that the Framework's dynamic_cast partition (and
+// anything else that asks which interfaces a plugin implements) sees exactly those phases.
+
+class ValidateMixin : public CustomValidationPlugin, public virtual CPluginCore {
+ public:
+  static bool wanted(const trainer_plugin_descriptor& d) { return d.validate != nullptr; }
+
+  ValidationResult validate(const Info& info, const TrainJob* old_job, const TrainJob& new_job,
+                            const RenderContext& ctx) override {
+    const PluginPhase phase = PluginPhase::kValidate;
+    ValidationResult out;
+    auto r = guarded(phase, [&]() -> Result<void> {
+      RequestInputs in = inputs(phase, new_job, ctx);
+      in.old_job = old_job;
+      in.info = &info;
+      auto reply = call(in);
+      if (!reply) return tl::unexpected(reply.error());
+      if (*reply) out = std::move((*reply)->validation);
+      return {};
+    });
+    // A failed callback has no field to blame: it is reported as an internal field error at
+    // the root, so that admission still reports every other plugin's findings.
+    if (!r) out.errors.push_back(field_internal("", r.error().message));
+    return out;
+  }
+};
+
+class MLPolicyMixin : public EnforceMLPolicyPlugin, public virtual CPluginCore {
+ public:
+  static bool wanted(const trainer_plugin_descriptor& d) { return d.enforce_ml_policy != nullptr; }
+
+  Result<void> enforce_ml_policy(Info& info, TrainJob& job) override {
+    const PluginPhase phase = PluginPhase::kEnforceMLPolicy;
+    return guarded(phase, [&]() -> Result<void> {
+      RequestInputs in = inputs(phase, job, RenderContext{});
+      in.info = &info;
+      auto reply = call(in);
+      if (!reply) return tl::unexpected(reply.error());
+      if (!*reply) return {};
+      // Both patches are applied to copies, so that a bad one changes neither.
+      Info next = info;
+      if ((*reply)->info) {
+        if (auto r = apply_info_patch(next, *(*reply)->info); !r) {
+          return tl::unexpected(reply_error(name_, phase, r.error()));
+        }
+      }
+      TrainJob next_job = job;
+      if ((*reply)->train_job) {
+        auto patched = strategic_merge(to_json(job), *(*reply)->train_job, SchemaType::kUntyped);
+        if (!patched) return tl::unexpected(reply_error(name_, phase, patched.error()));
+        auto decoded = decode_train_job(*patched);
+        if (!decoded) {
+          Error e = decoded.error();
+          e.message = "trainJob: " + e.message;
+          return tl::unexpected(reply_error(name_, phase, std::move(e)));
+        }
+        next_job = std::move(decoded->object);
+      }
+      info = std::move(next);
+      job = std::move(next_job);
+      return {};
+    });
+  }
+};
+
+class PodGroupPolicyMixin : public EnforcePodGroupPolicyPlugin, public virtual CPluginCore {
+ public:
+  static bool wanted(const trainer_plugin_descriptor& d) {
+    return d.enforce_pod_group_policy != nullptr;
+  }
+  Result<void> enforce_pod_group_policy(Info& info, const TrainJob& job) override {
+    return patch_info(PluginPhase::kEnforcePodGroupPolicy, info, job, RenderContext{});
+  }
+};
+
+class PodSpecMixin : public EnforcePodSpecPlugin, public virtual CPluginCore {
+ public:
+  static bool wanted(const trainer_plugin_descriptor& d) { return d.enforce_pod_spec != nullptr; }
+  Result<void> enforce_pod_spec(Info& info, const TrainJob& job,
+                                const RenderContext& ctx) override {
+    return patch_info(PluginPhase::kEnforcePodSpec, info, job, ctx);
+  }
+};
+
+class PreBuildMixin : public PreComponentBuilderPlugin, public virtual CPluginCore {
+ public:
+  static bool wanted(const trainer_plugin_descriptor& d) { return d.pre_build_sync != nullptr; }
+  Result<void> pre_build_sync(Info& info, const TrainJob& job) override {
+    return patch_info(PluginPhase::kPreBuildSync, info, job, RenderContext{});
+  }
+};
+
+class BuildMixin : public ComponentBuilderPlugin, public virtual CPluginCore {
+ public:
+  static bool wanted(const trainer_plugin_descriptor& d) { return d.build != nullptr; }
+
+  Result<std::vector<json::value>> build(const Info& info, const TrainJob& job,
+                                         const RenderContext& ctx) override {
+    const PluginPhase phase = PluginPhase::kBuild;
+    std::vector<json::value> objects;
+    auto r = guarded(phase, [&]() -> Result<void> {
+      RequestInputs in = inputs(phase, job, ctx);
+      in.info = &info;
+      auto reply = call(in);
+      if (!reply) return tl::unexpected(reply.error());
+      if (*reply) objects = std::move((*reply)->objects);
+      return {};
+    });
+    if (!r) return tl::unexpected(r.error());
+    return objects;
+  }
+};
+
+class StatusMixin : public TrainJobStatusPlugin, public virtual CPluginCore {
+ public:
+  static bool wanted(const trainer_plugin_descriptor& d) { return d.status != nullptr; }
+
+  Result<void> status(const TrainJob& job, json::object& status) override {
+    const PluginPhase phase = PluginPhase::kStatus;
+    return guarded(phase, [&]() -> Result<void> {
+      RequestInputs in = inputs(phase, job, RenderContext{});
+      in.status = &status;
+      auto reply = call(in);
+      if (!reply) return tl::unexpected(reply.error());
+      if (!*reply || !(*reply)->status) return {};
+      auto patched = strategic_merge(json::value(status), *(*reply)->status, SchemaType::kUntyped);
+      if (!patched) return tl::unexpected(reply_error(name_, phase, patched.error()));
+      if (!patched->is_object()) {
+        return tl::unexpected(plugin_reply_error(name_, phase, "status: expected object"));
+      }
+      // The refined status must still be a TrainJob status, or the API server would refuse the
+      // whole status write: decoded through the codec with a carrier TrainJob.
+      json::object carrier{{"apiVersion", "trainer.kubeflow.org/v1alpha1"},
+                           {"kind", "TrainJob"},
+                           {"metadata", json::object{{"name", job.metadata.name.value_or("")}}},
+                           {"status", *patched}};
+      if (auto decoded = decode_train_job(json::value(std::move(carrier))); !decoded) {
+        return tl::unexpected(reply_error(name_, phase, decoded.error()));
+      }
+      status = std::move(patched->get_object());
+      return {};
+    });
+  }
+};
+
+template <class... Mixins>
+class CPlugin final : public virtual CPluginCore, public Mixins... {
+ public:
+  explicit CPlugin(const trainer_plugin_descriptor& desc) : CPluginCore(desc) {}
+};
+
+template <class... Ms>
+struct List {};
+
+template <class... Chosen>
+std::unique_ptr<Plugin> make(const trainer_plugin_descriptor& desc, List<Chosen...> /*chosen*/,
+                             List<> /*rest*/) {
+  return std::make_unique<CPlugin<Chosen...>>(desc);
+}
+
+// Takes the next mixin when the descriptor has its callback, then the rest.
+template <class... Chosen, class Next, class... Rest>
+std::unique_ptr<Plugin> make(const trainer_plugin_descriptor& desc, List<Chosen...> /*chosen*/,
+                             List<Next, Rest...> /*rest*/) {
+  if (Next::wanted(desc)) return make(desc, List<Chosen..., Next>{}, List<Rest...>{});
+  return make(desc, List<Chosen...>{}, List<Rest...>{});
+}
 
 }  // namespace
 
 std::unique_ptr<Plugin> make_c_plugin(const trainer_plugin_descriptor& desc) {
-  return std::make_unique<CPlugin>(desc);
+  return make(desc, List<>{},
+              List<ValidateMixin, MLPolicyMixin, PodGroupPolicyMixin, PodSpecMixin, PreBuildMixin,
+                   BuildMixin, StatusMixin>{});
 }
 
 }  // namespace trainer::detail

@@ -176,6 +176,23 @@ TEST_CASE("with_plugins allows one TrainJobStatus plugin", "[plugin]") {
   CHECK(fw.error().message == "too many TrainJobStatus plugins are registered");
 }
 
+TEST_CASE("a C plugin implements exactly the interfaces of its callbacks", "[plugin]") {
+  auto p = status_plugin("OnlyValidate", false);
+  CHECK(dynamic_cast<trainer::CustomValidationPlugin*>(p.get()) != nullptr);
+  CHECK(dynamic_cast<trainer::TrainJobStatusPlugin*>(p.get()) == nullptr);
+  CHECK(dynamic_cast<trainer::EnforceMLPolicyPlugin*>(p.get()) == nullptr);
+  CHECK(dynamic_cast<trainer::ComponentBuilderPlugin*>(p.get()) == nullptr);
+  auto both = status_plugin("Both", true);
+  CHECK(dynamic_cast<trainer::CustomValidationPlugin*>(both.get()) != nullptr);
+  CHECK(dynamic_cast<trainer::TrainJobStatusPlugin*>(both.get()) != nullptr);
+  CHECK(both->name() == "Both");
+  auto fw = load(TESTFW_PLUGIN);
+  CHECK(dynamic_cast<trainer::EnforceMLPolicyPlugin*>(fw.get()) != nullptr);
+  CHECK(dynamic_cast<trainer::ComponentBuilderPlugin*>(fw.get()) != nullptr);
+  CHECK(dynamic_cast<trainer::CustomValidationPlugin*>(fw.get()) == nullptr);
+  CHECK(dynamic_cast<trainer::PreComponentBuilderPlugin*>(fw.get()) == nullptr);
+}
+
 TEST_CASE("a framework keeps built-ins first, then added plugins in order", "[plugin]") {
   std::vector<std::unique_ptr<trainer::Plugin>> plugins;
   plugins.push_back(load(NUMNODES_PLUGIN));
@@ -256,4 +273,31 @@ TEST_CASE("eight threads rendering with a C plugin give identical output", "[plu
   for (auto& t : threads) t.join();
   const std::string expected = trainer::encode_yaml_stream(reference->objects);
   for (const auto& o : outputs) CHECK(o == expected);
+}
+
+TEST_CASE("a C plugin frees its user data once, and a refused descriptor not at all", "[plugin]") {
+  static int freed = 0;
+  freed = 0;
+  int data = 7;
+  trainer_plugin_descriptor desc{};
+  desc.abi_version = (1U << 16U);
+  desc.name = "Owner";
+  desc.user_data = &data;
+  desc.free_user_data = [](void* user_data) {
+    CHECK(*static_cast<int*>(user_data) == 7);
+    ++freed;
+  };
+  desc.build = no_op;
+  {
+    auto p = trainer::plugin_from_descriptor(desc);
+    REQUIRE(p);
+    std::vector<std::unique_ptr<trainer::Plugin>> plugins;
+    plugins.push_back(std::move(*p));
+    auto fw = framework_of(std::move(plugins));
+    CHECK(freed == 0);
+  }
+  CHECK(freed == 1);
+  desc.name = "bad name";
+  CHECK_FALSE(trainer::plugin_from_descriptor(desc));
+  CHECK(freed == 1);
 }
