@@ -69,6 +69,9 @@ func TestClusterApplyAndControllerWithGoPlugin(t *testing.T) {
 	if err := ctl.Run(ctx); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := ctl.Reconcile(ctx, ns, "gojob"); !errors.Is(err, ErrUnsupported) {
+		t.Fatalf("Reconcile without the controller's plugins: %v", err)
+	}
 	js := s.getJobSet(t, ns, "gojob")
 	if !bytes.Contains(js, []byte(`{"name":"GOTEST_PLUGIN","value":"go"}`)) {
 		t.Fatalf("the JobSet lacks the plugin's env: %s", js)

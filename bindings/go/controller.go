@@ -143,6 +143,7 @@ func NewController(client *Client, opts *ControllerOptions) (*Controller, error)
 		}
 	}
 	copts.feature_gates = strs.get(gates)
+	o.FeatureGates, o.Gates = gates, nil // what Reconcile passes on
 	fw, unlockFw, err := o.Framework.use()
 	if err != nil {
 		return nil, err
@@ -247,7 +248,15 @@ func (ctl *Controller) Metrics() (string, error) {
 // the loop does it, with the controller's FeatureGates and NoEvents, without the loop: its
 // objects applied, its status written. A TrainJob that does not exist is Skipped, not an error.
 // ctx's end cancels it.
+//
+// A controller made with a Framework refuses it (ErrUnsupported): the C ABI's reconcile options
+// (trainer_controller_reconcile_options, version 1) carry no framework, and a reconcile without
+// the controller's plugins would write other objects than the loop does.
 func (ctl *Controller) Reconcile(ctx context.Context, namespace, name string) (ReconcileResult, error) {
+	if ctl.opts.Framework != nil {
+		return ReconcileResult{}, &Error{Code: CodeUnsupported,
+			Message: "Reconcile of a controller with a Framework: the library's single reconcile takes no plugins; use Run"}
+	}
 	var copts C.trainer_controller_reconcile_options
 	if st := C.trainer_controller_reconcile_options_init(&copts, C.TRAINER_CONTROLLER_RECONCILE_OPTIONS_VERSION); st != C.TRAINER_OK {
 		return ReconcileResult{}, optionsError(st, "reconcile")
