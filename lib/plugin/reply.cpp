@@ -117,7 +117,17 @@ Result<json::value> read_object(const json::value& v, const std::string& path, c
   if (name == nullptr || !name->is_string() || name->get_string().empty()) {
     return fail(ErrorCode::kInvalid, path + ".metadata.name: Required value");
   }
-  if (!m.contains("namespace")) m["namespace"] = trainer::train_job_namespace(job);
+  // Owner references cannot cross namespaces: an object owned by the TrainJob lives beside it.
+  const std::string ns = trainer::train_job_namespace(job);
+  if (const auto* given = m.if_contains("namespace")) {
+    if (!given->is_string() || given->get_string() != ns) {
+      return fail(ErrorCode::kInvalid, path +
+                                           ".metadata.namespace: must be the TrainJob's "
+                                           "namespace \"" +
+                                           ns + "\"");
+    }
+  }
+  m["namespace"] = ns;
   auto* owners = m.if_contains("ownerReferences");
   if (owners != nullptr && !owners->is_array()) {
     return fail(ErrorCode::kInvalid, path + ".metadata.ownerReferences: expected array");
