@@ -36,8 +36,8 @@ pub use document::{Document, DocumentList, DocumentMut, Format, ParseOptions};
 pub use error::{Code, Error, FieldError, Result};
 pub use local::{read_run_status, Isolation, LogFn, LogLine, Phase, Run, RunOptions};
 pub use plugin::{
-    plugin_entry, Framework, Phases, Plugin, PluginError, PluginHandle, PluginResult, Request,
-    FRAMEWORK_LABEL_POINTER,
+    json_quote, plugin_entry, Framework, Phases, Plugin, PluginError, PluginHandle, PluginResult,
+    Request, FRAMEWORK_LABEL_POINTER,
 };
 pub use render::{render, RenderOptions, RenderResult, RenderedObject};
 

@@ -209,6 +209,26 @@ unsafe fn text<'b>(p: *const c_char, len: usize) -> Option<&'b str> {
     std::str::from_utf8(unsafe { std::slice::from_raw_parts(p.cast::<u8>(), len) }).ok()
 }
 
+/// `text` as a JSON string, quotes included, for building replies without a JSON crate:
+/// `format!(r#"{{"warnings":[{}]}}"#, json_quote(&message))`.
+pub fn json_quote(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if u32::from(c) < 0x20 => out.push_str(&format!("\\u{:04x}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
 // ---- The trait --------------------------------------------------------------------------------
 
 /// A plugin of the pipeline. Implement [`Plugin::name`] and the phases you take part in; every
@@ -634,6 +654,11 @@ mod tests {
         assert!(Phases::ALL.contains(Phases::DEFAULT | Phases::STATUS));
         assert!(!Phases::DEFAULT.contains(Phases::STATUS));
         assert_eq!(format!("{:?}", Phases::VALIDATE | Phases::BUILD), "Phases(validate|build)");
+    }
+
+    #[test]
+    fn json_quote_escapes() {
+        assert_eq!(json_quote("a\"b\\c\nd\u{1}é"), r#""a\"b\\c\nd\u0001é""#);
     }
 
     #[test]

@@ -6,8 +6,8 @@
 //! panic or an error in a plugin fails the operation without unwinding into C; names are unique.
 
 use libtrainer::{
-    render, Code, DocumentList, Framework, Phases, Plugin, PluginError, PluginHandle, PluginResult,
-    RenderOptions, Request,
+    json_quote, render, Code, DocumentList, Framework, Phases, Plugin, PluginError, PluginHandle,
+    PluginResult, RenderOptions, Request,
 };
 use std::path::PathBuf;
 use std::process::Command;
@@ -162,6 +162,30 @@ fn a_panic_an_error_or_a_bad_reply_fails_the_render_without_aborting() {
     }
     // The library is still fine after the panic.
     jobset_json(&input("rusttest", 2), &with(RustTest));
+}
+
+#[test]
+fn validation_warnings_of_a_plugin_reach_render_and_validate() {
+    struct Warner;
+    impl Plugin for Warner {
+        fn name(&self) -> &str {
+            "warner"
+        }
+        fn phases(&self) -> Phases {
+            Phases::VALIDATE
+        }
+        fn validate(&self, _: &Request<'_>) -> PluginResult {
+            Ok(Some(format!(r#"{{"warnings":[{}]}}"#, json_quote("say \"hi\"\tnow"))))
+        }
+    }
+    let fw = with(Warner);
+    let result = render(input("anything", 1), &options(&fw)).expect("render");
+    assert!(result.warnings().iter().any(|w| w == "say \"hi\"\tnow"), "{:?}", result.warnings());
+    let mut list = DocumentList::parse(input("anything", 1), None).unwrap();
+    list.apply_defaults().unwrap();
+    let job = list.iter().find(|d| d.kind() == "TrainJob").unwrap();
+    let warnings = job.validate_with(Some(&list), Some(&fw)).expect("valid");
+    assert!(warnings.iter().any(|w| w.contains("say")), "{warnings:?}");
 }
 
 #[test]
