@@ -5,6 +5,7 @@
 // render context's lookup; the status from `derive_status`.
 #include "api/json_path.hpp"
 #include "controller/controller_internal.hpp"
+#include "plugin/render_scope.hpp"
 #include "trainer/cluster.hpp"
 #include "trainer/codec.hpp"
 #include "trainer/controller.hpp"
@@ -329,6 +330,11 @@ struct Reconciler::Impl {
     json::value next_status = status_json(derived.status);
     {
       json::object refined = next_status.as_object();
+      RenderContext status_ctx;
+      status_ctx.train_job_uid = job.metadata.uid.value_or("");
+      status_ctx.config = options.config;
+      status_ctx.feature_gates = options.feature_gates;
+      const trainer::detail::RenderScope scope(status_ctx);
       if (auto r = framework().run_status(job, refined); !r) {
         join(error, std::move(r.error()));
       } else {

@@ -8,6 +8,7 @@
 #include "api/json_path.hpp"
 #include "framework/runtime_identity.hpp"
 #include "framework/snapshot.hpp"
+#include "plugin/render_scope.hpp"
 #include "trainer/codec.hpp"
 #include "trainer/plugin_support.hpp"
 #include "validation/rules.hpp"
@@ -92,6 +93,9 @@ Result<RenderOutput> render_pipeline(const TrainJob& job_in, const RuntimeLookup
   if (!out.skipped_reason.empty()) return out;
 
   if (framework == nullptr) framework = &default_framework(ctx.feature_gates);
+  // Plugins of the phases whose interface takes no context still see this render's (C plugins'
+  // requests carry its operator namespace and feature gates).
+  const detail::RenderScope scope(ctx);
 
   // Step 0: the snapshot in preference to the live runtime.
   auto snapshot = detail::read_runtime_snapshot(job, ctx);

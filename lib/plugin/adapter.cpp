@@ -6,6 +6,7 @@
 #include "plugin/adapter.hpp"
 #include "kube/strategic_merge.hpp"
 #include "plugin/plugin_internal.hpp"
+#include "plugin/render_scope.hpp"
 #include "trainer/codec.hpp"
 #include "trainer/plugin.hpp"
 
@@ -82,7 +83,14 @@ class CPluginCore : public virtual Plugin {
     return nullptr;
   }
 
-  static RequestInputs inputs(PluginPhase phase, const TrainJob& job, const RenderContext& ctx) {
+  // `ctx` of the phase; the phases whose interface has none pass null and get the
+  // context of the render running on this thread.
+  static RequestInputs inputs(PluginPhase phase, const TrainJob& job,
+                              const RenderContext* phase_ctx) {
+    static const RenderContext empty;
+    const RenderContext* scoped = RenderScope::current();
+    const RenderContext& ctx =
+        phase_ctx != nullptr ? *phase_ctx : (scoped != nullptr ? *scoped : empty);
     RequestInputs in;
     in.phase = phase;
     in.job = &job;
@@ -122,7 +130,7 @@ class CPluginCore : public virtual Plugin {
 
   // The enforce and pre-build phases whose reply may only patch `info`.
   Result<void> patch_info(PluginPhase phase, Info& info, const TrainJob& job,
-                          const RenderContext& ctx) {
+                          const RenderContext* ctx) {
     return guarded(phase, [&]() -> Result<void> {
       RequestInputs in = inputs(phase, job, ctx);
       in.info = &info;
@@ -153,7 +161,7 @@ class ValidateMixin : public CustomValidationPlugin, public virtual CPluginCore 
     const PluginPhase phase = PluginPhase::kValidate;
     ValidationResult out;
     auto r = guarded(phase, [&]() -> Result<void> {
-      RequestInputs in = inputs(phase, new_job, ctx);
+      RequestInputs in = inputs(phase, new_job, &ctx);
       in.old_job = old_job;
       in.info = &info;
       auto reply = call(in);
@@ -175,7 +183,7 @@ class MLPolicyMixin : public EnforceMLPolicyPlugin, public virtual CPluginCore {
   Result<void> enforce_ml_policy(Info& info, TrainJob& job) override {
     const PluginPhase phase = PluginPhase::kEnforceMLPolicy;
     return guarded(phase, [&]() -> Result<void> {
-      RequestInputs in = inputs(phase, job, RenderContext{});
+      RequestInputs in = inputs(phase, job, nullptr);
       in.info = &info;
       auto reply = call(in);
       if (!reply) return tl::unexpected(reply.error());
@@ -212,7 +220,7 @@ class PodGroupPolicyMixin : public EnforcePodGroupPolicyPlugin, public virtual C
     return d.enforce_pod_group_policy != nullptr;
   }
   Result<void> enforce_pod_group_policy(Info& info, const TrainJob& job) override {
-    return patch_info(PluginPhase::kEnforcePodGroupPolicy, info, job, RenderContext{});
+    return patch_info(PluginPhase::kEnforcePodGroupPolicy, info, job, nullptr);
   }
 };
 
@@ -221,7 +229,7 @@ class PodSpecMixin : public EnforcePodSpecPlugin, public virtual CPluginCore {
   static bool wanted(const trainer_plugin_descriptor& d) { return d.enforce_pod_spec != nullptr; }
   Result<void> enforce_pod_spec(Info& info, const TrainJob& job,
                                 const RenderContext& ctx) override {
-    return patch_info(PluginPhase::kEnforcePodSpec, info, job, ctx);
+    return patch_info(PluginPhase::kEnforcePodSpec, info, job, &ctx);
   }
 };
 
@@ -229,7 +237,7 @@ class PreBuildMixin : public PreComponentBuilderPlugin, public virtual CPluginCo
  public:
   static bool wanted(const trainer_plugin_descriptor& d) { return d.pre_build_sync != nullptr; }
   Result<void> pre_build_sync(Info& info, const TrainJob& job) override {
-    return patch_info(PluginPhase::kPreBuildSync, info, job, RenderContext{});
+    return patch_info(PluginPhase::kPreBuildSync, info, job, nullptr);
   }
 };
 
@@ -242,7 +250,7 @@ class BuildMixin : public ComponentBuilderPlugin, public virtual CPluginCore {
     const PluginPhase phase = PluginPhase::kBuild;
     std::vector<json::value> objects;
     auto r = guarded(phase, [&]() -> Result<void> {
-      RequestInputs in = inputs(phase, job, ctx);
+      RequestInputs in = inputs(phase, job, &ctx);
       in.info = &info;
       auto reply = call(in);
       if (!reply) return tl::unexpected(reply.error());
@@ -261,7 +269,7 @@ class StatusMixin : public TrainJobStatusPlugin, public virtual CPluginCore {
   Result<void> status(const TrainJob& job, json::object& status) override {
     const PluginPhase phase = PluginPhase::kStatus;
     return guarded(phase, [&]() -> Result<void> {
-      RequestInputs in = inputs(phase, job, RenderContext{});
+      RequestInputs in = inputs(phase, job, nullptr);
       in.status = &status;
       auto reply = call(in);
       if (!reply) return tl::unexpected(reply.error());

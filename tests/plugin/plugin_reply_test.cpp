@@ -252,3 +252,44 @@ TEST_CASE("run_status applies a status merge patch and refuses a status of the w
   CHECK(framework_of({})->run_status(job->object, status));
   CHECK(status == derived);
 }
+
+namespace {
+
+// enforcePodGroupPolicy (an interface without a RenderContext): puts what the request's context
+// said into JobSet labels.
+trainer_status echo_context(void*, const trainer_plugin_request* request,
+                            trainer_plugin_reply* reply) {
+  const char* ns =
+      trainer::detail::plugin_request_get_string(request, "/context/operatorNamespace");
+  const char* uid = trainer::detail::plugin_request_get_string(request, "/context/trainJobUID");
+  const char* phase = trainer::detail::plugin_request_get_string(request, "/phase");
+  if (ns == nullptr || uid == nullptr || phase == nullptr) return TRAINER_E_INTERNAL;
+  const std::string text = std::string(R"({"info":{"labels":{"seen-namespace":")") + ns +
+                           R"(","seen-uid":")" + uid + R"(","seen-phase":")" + phase + R"("}}})";
+  return trainer::detail::plugin_reply_set(reply, text.data(), text.size());
+}
+
+}  // namespace
+
+TEST_CASE("phases without a RenderContext still see the render's context", "[plugin]") {
+  trainer_plugin_descriptor desc{};
+  desc.abi_version = (1U << 16U);
+  desc.name = "Echo";
+  desc.enforce_pod_group_policy = echo_context;
+  auto plugin = trainer::plugin_from_descriptor(desc);
+  REQUIRE(plugin);
+  std::vector<std::unique_ptr<trainer::Plugin>> plugins;
+  plugins.push_back(std::move(*plugin));
+  auto fw = framework_of(std::move(plugins));
+  trainer::RenderContext ctx = context();
+  ctx.config.operator_namespace = "ops-system";
+  trainer::RenderDocumentsOptions options;
+  options.framework = fw.get();
+  auto out = trainer::render_documents(docs(runtime_yaml() + "---\n" + job_yaml()), ctx, options);
+  INFO((out ? std::string() : out.error().message));
+  REQUIRE(out);
+  const auto& labels = find_kind(out->objects, "JobSet")->at("metadata").at("labels");
+  CHECK(labels.at("seen-namespace") == "ops-system");
+  CHECK(labels.at("seen-uid") == "uid-1");
+  CHECK(labels.at("seen-phase") == "enforcePodGroupPolicy");
+}
