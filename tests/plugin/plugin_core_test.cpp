@@ -301,3 +301,29 @@ TEST_CASE("a C plugin frees its user data once, and a refused descriptor not at 
   CHECK_FALSE(trainer::plugin_from_descriptor(desc));
   CHECK(freed == 1);
 }
+
+TEST_CASE("Info::runtime comes from the runtime snapshot when one exists", "[plugin]") {
+  std::vector<std::unique_ptr<trainer::Plugin>> plugins;
+  plugins.push_back(load(TESTFW_PLUGIN));
+  auto with = framework_of(std::move(plugins));
+  // The live runtime is no longer labelled testfw, but the snapshot the TrainJob started with is.
+  json::object cm;
+  cm["apiVersion"] = "v1";
+  cm["kind"] = "ConfigMap";
+  cm["metadata"] = json::object{
+      {"name", "j-runtime-snapshot"},
+      {"namespace", "default"},
+      {"ownerReferences",
+       json::array{json::object{{"kind", "TrainJob"}, {"uid", "uid-1"}, {"controller", true}}}}};
+  cm["data"] = json::object{{"runtime", runtime_yaml("testfw")}};
+  auto input = docs(runtime_yaml("torch") + "---\n" + job_yaml());
+  input.emplace_back(std::move(cm));
+  trainer::RenderDocumentsOptions options;
+  options.framework = with.get();
+  auto out = trainer::render_documents(input, context(), options);
+  INFO((out ? std::string() : out.error().message));
+  REQUIRE(out);
+  const auto* js = find_kind(out->objects, "JobSet");
+  REQUIRE(js != nullptr);
+  CHECK(js->at("metadata").at("labels").at("testfw.example.com/managed") == "true");
+}
