@@ -169,7 +169,10 @@ Result<PluginReply> parse_plugin_reply(std::string_view plugin, PluginPhase phas
     return bad("larger than " + std::to_string(limits.max_document_bytes) + " bytes");
   }
   auto parsed = read_json(text, limits);
-  if (!parsed) return bad("not JSON: " + parsed.error().message);
+  if (!parsed) {
+    return bad((parsed.error().code == ErrorCode::kLimit ? "" : "not JSON: ") +
+               parsed.error().message);
+  }
   if (parsed->is_null()) return out;
   if (!parsed->is_object()) return bad("expected a JSON object");
   const json::object& reply = parsed->get_object();

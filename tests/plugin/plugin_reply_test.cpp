@@ -108,6 +108,16 @@ TEST_CASE("malformed replies fail with kInvalid naming plugin, phase and path", 
   }
 }
 
+TEST_CASE("a reply nested beyond the JSON depth limit is refused", "[plugin]") {
+  static const std::string deep =
+      R"({"info":{"labels":)" + std::string(300, '[') + std::string(300, ']') + "}}";
+  const trainer::Error e = render_error(At::kEnforceMLPolicy, deep.c_str());
+  INFO(e.message);
+  CHECK(e.code == ErrorCode::kInvalid);
+  CHECK(e.message.rfind("plugin \"Garbage\": enforceMLPolicy: reply: ", 0) == 0);
+  CHECK(e.message.find("depth") != std::string::npos);
+}
+
 TEST_CASE("malformed validate replies are reported through admission", "[plugin]") {
   for (const char* reply : {R"({"errors":{}})", R"({"errors":[{"type":"Nope","field":"x"}]})",
                             R"({"warnings":[1]})", "{"}) {
