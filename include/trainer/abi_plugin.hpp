@@ -72,9 +72,10 @@ using PluginReply = Result<std::optional<std::string>>;
 
 /// The base class of a plugin written in C++: override the phase methods of the extension
 /// points it takes part in (Kubeflow's interfaces, trainer/plugin.h); Plugin::create<T>() hands
-/// the library a callback for exactly the methods T declares, so a plugin that does not
-/// declare `status` leaves room for another TrainJobStatus plugin. A method may throw: the
-/// exception becomes an error of the phase (kUser, its what()), never a crash.
+/// the library a callback for exactly the methods T declares (as public members, with these
+/// signatures), so a plugin that does not declare `status` leaves room for another
+/// TrainJobStatus plugin. A method may throw: the exception becomes an error of the phase
+/// (kUser, `uncaught exception: <what()>`), never a crash.
 ///
 /// Thread-safety: the methods are called from any thread and concurrently (renders on several
 /// threads, the controller's workers), hence `const`; state they change must be synchronized

@@ -9,6 +9,8 @@
 #include "cpp_cluster_fixture.hpp"
 #include "trainer.hpp"
 
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
 #include <catch2/catch.hpp>
 
 #include <chrono>
@@ -54,6 +56,20 @@ current-context: x
 std::string jobset_path(const std::string& ns, const std::string& name) {
   return "/apis/jobset.x-k8s.io/v1alpha2/namespaces/" + ns + "/jobsets/" + name;
 }
+
+/// Adds CPPCTL=yes to the node container of the TrainJob named "plugged".
+class Plugged : public abi::PluginBase {
+ public:
+  abi::PluginReply enforce_ml_policy(const abi::PluginRequest& request) const override {
+    if (request.get_string("/trainJob/metadata/name") !=
+        std::optional<std::string_view>("plugged")) {
+      return std::optional<std::string>();
+    }
+    return std::optional<std::string>(
+        R"({"info":{"podSets":[{"name":"node","containers":[{"name":"node","env":[)"
+        R"({"name":"CPPCTL","value":"yes"}]}]}]}})");
+  }
+};
 
 /// What the loop's callback heard, from the worker threads.
 struct Heard {
@@ -221,4 +237,37 @@ TEST_CASE("trainer.hpp Controller: the loop on a thread, heard, measured, stoppe
   CHECK(heard.use_count() == 2);
   { const abi::Controller gone = std::move(*controller); }
   CHECK(heard.use_count() == 1);
+}
+
+TEST_CASE("trainer.hpp Controller: a framework's plugin reaches what the controller applies") {
+  const Server server = Server::get();
+  std::string ns;
+  abi::Client client = server.client("cpp-plugged", ns);
+  REQUIRE(client.apply(std::string(kRuntime) + "---\n" + trainjob("plugged", 1)).has_value());
+
+  std::optional<abi::Controller> controller;
+  {
+    // The controller keeps its own reference: the framework may go first.
+    auto framework = abi::Framework::create();
+    REQUIRE(framework.has_value());
+    auto plugin = abi::Plugin::create("Plugged", std::make_unique<Plugged>());
+    REQUIRE(plugin.has_value());
+    REQUIRE(framework->add(std::move(*plugin)).has_value());
+    abi::ControllerOptions options;
+    options.namespace_ = ns;
+    options.once = true;
+    options.framework = &*framework;
+    auto created = abi::Controller::create(client, options);
+    INFO((created ? std::string() : created.error().message));
+    REQUIRE(created.has_value());
+    controller.emplace(std::move(*created));
+  }
+  auto ran = controller->run();  // `once`: every TrainJob present is reconciled, then it returns
+  INFO((ran ? std::string() : ran.error().message));
+  REQUIRE(ran.has_value());
+  const auto jobset = server.get(jobset_path(ns, "plugged"));
+  REQUIRE(jobset.has_value());
+  const std::string compact = boost::json::serialize(boost::json::parse(*jobset));  // pretty
+  INFO(compact);
+  CHECK(compact.find(R"({"name":"CPPCTL","value":"yes"})") != std::string::npos);
 }
