@@ -223,6 +223,8 @@ TEST_CASE("trainer.hpp plugins: the plugin's validation error reaches validate a
   CHECK(checked->error->fields[0].type == trainer::FieldErrorType::kInvalid);
   CHECK(checked->error->fields[0].detail == "cpptest supports at most 4 nodes");
   CHECK(checked->error->fields[0].value == boost::json::value(8));
+  // The reply's warnings join the admission warnings.
+  CHECK(std::count(checked->warnings.begin(), checked->warnings.end(), "cpptest was here") == 1);
 
   abi::RenderOptions options;
   options.framework = &framework;
