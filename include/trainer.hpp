@@ -46,6 +46,8 @@
 
 namespace trainer::abi {
 
+// ---- Documents -------------------------------------------------------------------------------
+
 namespace detail {
 
 struct DocumentListDeleter {
@@ -56,8 +58,6 @@ struct ValidationDeleter {
 };
 
 }  // namespace detail
-
-// ---- Documents -------------------------------------------------------------------------------
 
 /// Output formats of Document::encode().
 enum class Format : int {
