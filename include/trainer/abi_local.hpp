@@ -144,6 +144,14 @@ class Run {
     return static_cast<RunPhase>(phase);
   }
 
+  /// wait() for at most `timeout` of any unit, rounded up to whole milliseconds
+  /// (`run.wait(std::chrono::seconds(30))`, `run.wait(500us)`).
+  template <class Rep, class Period>
+  [[nodiscard]] Result<RunPhase> wait(std::chrono::duration<Rep, Period> timeout) {
+    return wait(std::optional<std::chrono::milliseconds>(
+        std::chrono::ceil<std::chrono::milliseconds>(timeout)));
+  }
+
   /// The current phase (never blocks long).
   [[nodiscard]] RunPhase phase() const noexcept {
     return static_cast<RunPhase>(trainer_run_phase(run_.get()));

@@ -117,7 +117,7 @@ TEST_CASE("trainer.hpp Run: a rendered TrainJob runs to Complete with its log li
 
   // A move keeps the run (and its callback) going.
   abi::Run moved = std::move(*run);
-  auto phase = moved.wait(kBound);
+  auto phase = moved.wait(std::chrono::minutes(2));
   REQUIRE(phase.has_value());
   CHECK(*phase == abi::RunPhase::kComplete);
   CHECK(moved.phase() == abi::RunPhase::kComplete);
@@ -175,6 +175,10 @@ TEST_CASE("trainer.hpp Run: a wait that runs out of time, then cancel") {
   CHECK(timed_out.error().code == ErrorCode::kTimeout);
   CHECK(std::chrono::steady_clock::now() - before < std::chrono::seconds(30));
   CHECK(run->phase() != abi::RunPhase::kComplete);
+  // Any chrono unit: microseconds round up to a millisecond; std::nullopt would mean no limit.
+  auto short_wait = run->wait(std::chrono::microseconds(1500));
+  REQUIRE_FALSE(short_wait.has_value());
+  CHECK(short_wait.error().code == ErrorCode::kTimeout);
 
   run->cancel();
   auto phase = run->wait(kBound);
