@@ -64,13 +64,17 @@ func TestClusterApplyAndControllerWithGoPlugin(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ctl.Close()
-	// The controller keeps its own reference: the caller's may go at once.
+	// One reconcile renders with the controller's plugins while the Framework is open.
+	if res, err := ctl.Reconcile(ctx, ns, "gojob"); err != nil || res.Skipped {
+		t.Fatalf("Reconcile with the controller's plugins: %+v %v", res, err)
+	}
+	// The loop keeps its own reference: the caller's may go before it runs.
 	fw.Close()
 	if err := ctl.Run(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ctl.Reconcile(ctx, ns, "gojob"); !errors.Is(err, ErrUnsupported) {
-		t.Fatalf("Reconcile without the controller's plugins: %v", err)
+	if _, err := ctl.Reconcile(ctx, ns, "gojob"); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("Reconcile after the Framework was closed: %v", err)
 	}
 	js := s.getJobSet(t, ns, "gojob")
 	if !bytes.Contains(js, []byte(`{"name":"GOTEST_PLUGIN","value":"go"}`)) {

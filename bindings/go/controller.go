@@ -247,16 +247,14 @@ func (ctl *Controller) Metrics() (string, error) {
 // Reconcile does one reconcile of the TrainJob namespace/name ("" namespace: the client's) as
 // the loop does it, with the controller's FeatureGates and NoEvents, without the loop: its
 // objects applied, its status written. A TrainJob that does not exist is Skipped, not an error.
-// ctx's end cancels it.
-//
-// A controller made with a Framework refuses it (ErrUnsupported): the C ABI's reconcile options
-// (trainer_controller_reconcile_options, version 1) carry no framework, and a reconcile without
-// the controller's plugins would write other objects than the loop does.
+// ctx's end cancels it. A controller made with a Framework reconciles with its plugins; the
+// Framework must then still be open.
 func (ctl *Controller) Reconcile(ctx context.Context, namespace, name string) (ReconcileResult, error) {
-	if ctl.opts.Framework != nil {
-		return ReconcileResult{}, &Error{Code: CodeUnsupported,
-			Message: "Reconcile of a controller with a Framework: the library's single reconcile takes no plugins; use Run"}
+	fw, unlockFw, err := ctl.opts.Framework.use()
+	if err != nil {
+		return ReconcileResult{}, err
 	}
+	defer unlockFw()
 	var copts C.trainer_controller_reconcile_options
 	if st := C.trainer_controller_reconcile_options_init(&copts, C.TRAINER_CONTROLLER_RECONCILE_OPTIONS_VERSION); st != C.TRAINER_OK {
 		return ReconcileResult{}, optionsError(st, "reconcile")
@@ -264,10 +262,11 @@ func (ctl *Controller) Reconcile(ctx context.Context, namespace, name string) (R
 	var strs cStrings
 	defer strs.free()
 	copts.feature_gates = strs.get(ctl.opts.FeatureGates)
+	copts.framework = fw
 	copts.no_events = cBool(ctl.opts.NoEvents)
 	cns, cname := strs.get(namespace), strs.get(name)
 	var data []byte
-	err := ctl.client.call(ctx, func(c *C.trainer_client, token *C.trainer_cancel_token) error {
+	err = ctl.client.call(ctx, func(c *C.trainer_client, token *C.trainer_cancel_token) error {
 		copts.cancel = token
 		var buf C.trainer_buffer
 		var cerr *C.trainer_error

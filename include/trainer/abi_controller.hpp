@@ -52,6 +52,9 @@ struct ReconcileOptions {
   std::string feature_gates;  ///< [all off]
   bool no_events = false;
   std::optional<CancelToken> cancel;  ///< ends the call with ErrorCode::kCancelled
+  /// The plugins the reconcile renders with, borrowed for the call [the built-in plugins of
+  /// `feature_gates`, which must then be empty].
+  const Framework* framework = nullptr;
 };
 
 namespace detail {
@@ -153,6 +156,7 @@ class Controller {
     opts.feature_gates = detail::c_str(options.feature_gates);
     opts.no_events = options.no_events ? 1 : 0;
     opts.cancel = options.cancel ? options.cancel->raw() : nullptr;
+    opts.framework = options.framework == nullptr ? nullptr : options.framework->raw();
     detail::Buffer buffer;
     trainer_error* err = nullptr;
     const trainer_status status = trainer_controller_reconcile(

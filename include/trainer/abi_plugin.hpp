@@ -120,11 +120,6 @@ class PluginBase {
 
 namespace detail {
 
-/// TRAINER_PLUGIN_ABI_VERSION, spelled without the macro's C casts (-Wold-style-cast).
-inline constexpr std::uint32_t kPluginAbiVersion =
-    (static_cast<std::uint32_t>(TRAINER_PLUGIN_ABI_VERSION_MAJOR) << 16) |
-    static_cast<std::uint32_t>(TRAINER_PLUGIN_ABI_VERSION_MINOR);
-
 using PluginMethod = PluginReply (PluginBase::*)(const PluginRequest&) const;
 
 /// Whether a class declares the phase method whose pointer is `method` (`&T::build`): one it
@@ -186,7 +181,7 @@ class Plugin {
     static_assert(std::is_base_of_v<PluginBase, T>, "a plugin object derives from PluginBase");
     if (!impl) return fail(ErrorCode::kInvalidArgument, "abi::Plugin::create: no plugin object");
     trainer_plugin_descriptor desc{};
-    desc.abi_version = detail::kPluginAbiVersion;
+    desc.abi_version = TRAINER_PLUGIN_ABI_VERSION;
     desc.name = name.c_str();
     desc.user_data = static_cast<PluginBase*>(impl.get());
     desc.free_user_data = detail::plugin_free;

@@ -135,11 +135,16 @@ typedef struct trainer_controller_reconcile_options {
   const char* feature_gates;    /**< as trainer_controller_options [all off] */
   int32_t no_events;            /**< non-zero: record no Events [recorded] */
   trainer_cancel_token* cancel; /**< ends the call with TRAINER_E_CANCELLED [none] */
+  /** The plugins the reconcile renders with, borrowed for the call [the built-in plugins of
+   *  `feature_gates`]; with a framework, `feature_gates` must be NULL or "". Read only when
+   *  `version` >= 2. @since 0.1, struct version 2 */
+  const struct trainer_framework* framework;
 } trainer_controller_reconcile_options;
 
-#define TRAINER_CONTROLLER_RECONCILE_OPTIONS_VERSION 1
+/** Struct versions: 1 ends with `cancel`; 2 adds `framework`. */
+#define TRAINER_CONTROLLER_RECONCILE_OPTIONS_VERSION 2
 #define TRAINER_CONTROLLER_RECONCILE_OPTIONS_INIT \
-  { TRAINER_CONTROLLER_RECONCILE_OPTIONS_VERSION, NULL, 0, NULL }
+  { TRAINER_CONTROLLER_RECONCILE_OPTIONS_VERSION, NULL, 0, NULL, NULL }
 
 /** Initialises `opts` like TRAINER_CONTROLLER_RECONCILE_OPTIONS_INIT. Errors:
  *  TRAINER_E_INVALID_ARGUMENT (`opts` NULL, unsupported `version`). Thread-safe. @since 0.1 */

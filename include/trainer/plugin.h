@@ -9,8 +9,8 @@
  * callback per extension point of the pipeline (reference section 4, docs/framework.md):
  *
  *   validate                  admission checks of a TrainJob       reply: errors, warnings
- *   enforce_ml_policy         counts, env, ports, volumes          reply: info patch, trainJob patch
- *   enforce_pod_group_policy  gang-scheduling labels/annotations   reply: info patch
+ *   enforce_ml_policy         counts, env, ports, volumes          reply: info patch, trainJob
+ * patch enforce_pod_group_policy  gang-scheduling labels/annotations   reply: info patch
  *   enforce_pod_spec          pod spec concerns without a policy   reply: info patch
  *   pre_build_sync            info vs the concrete template        reply: info patch
  *   build                     extra objects to create              reply: objects
@@ -91,8 +91,10 @@ extern "C" {
  *  library would ignore). Minor versions only append fields to the structs below. @since 0.1 */
 #define TRAINER_PLUGIN_ABI_VERSION_MAJOR 1
 #define TRAINER_PLUGIN_ABI_VERSION_MINOR 0
+/** major * 65536 + minor, an unsigned constant (no casts, so C++ code built with
+ *  -Wold-style-cast can use it). */
 #define TRAINER_PLUGIN_ABI_VERSION \
-  (((uint32_t)TRAINER_PLUGIN_ABI_VERSION_MAJOR << 16) | (uint32_t)TRAINER_PLUGIN_ABI_VERSION_MINOR)
+  (TRAINER_PLUGIN_ABI_VERSION_MAJOR * 65536u + TRAINER_PLUGIN_ABI_VERSION_MINOR)
 
 /* ---- Request and reply -------------------------------------------------------------------- */
 
@@ -157,9 +159,9 @@ typedef trainer_status (*trainer_plugin_fn)(void* user_data, const trainer_plugi
 /** What a plugin is. Every callback may be NULL (the plugin takes no part in that phase).
  *  @since 0.1 */
 typedef struct trainer_plugin_descriptor {
-  uint32_t abi_version;                /**< TRAINER_PLUGIN_ABI_VERSION the plugin was built for */
-  const char* name;                    /**< registry name, unique in a framework (copied) */
-  void* user_data;                     /**< passed to every callback */
+  uint32_t abi_version; /**< TRAINER_PLUGIN_ABI_VERSION the plugin was built for */
+  const char* name;     /**< registry name, unique in a framework (copied) */
+  void* user_data;      /**< passed to every callback */
   void (*free_user_data)(void* user_data); /**< called once when the plugin is freed; may be
                                                 NULL */
   trainer_plugin_fn validate;
@@ -247,8 +249,7 @@ TRAINER_API trainer_status trainer_framework_add(trainer_framework* framework,
 /** Number of plugins, built-in and added (0 for NULL). @since 0.1 */
 TRAINER_API size_t trainer_framework_plugin_count(const trainer_framework* framework);
 /** Name of plugin `i` in framework order, borrowed; NULL when out of range. @since 0.1 */
-TRAINER_API const char* trainer_framework_plugin_name(const trainer_framework* framework,
-                                                      size_t i);
+TRAINER_API const char* trainer_framework_plugin_name(const trainer_framework* framework, size_t i);
 /** Frees the caller's reference. NULL is a no-op. @since 0.1 */
 TRAINER_API void trainer_framework_free(TRAINER_OWN trainer_framework* framework);
 

@@ -262,10 +262,15 @@ void trainer_controller_free(trainer_controller* ctl) {
 trainer_status trainer_controller_reconcile_options_init(trainer_controller_reconcile_options* opts,
                                                          uint32_t version) {
   return guard(nullptr, [&] {
-    if (opts == nullptr || version != TRAINER_CONTROLLER_RECONCILE_OPTIONS_VERSION) {
+    if (opts == nullptr || version == 0 || version > TRAINER_CONTROLLER_RECONCILE_OPTIONS_VERSION) {
       return TRAINER_E_INVALID_ARGUMENT;
     }
-    *opts = trainer_controller_reconcile_options TRAINER_CONTROLLER_RECONCILE_OPTIONS_INIT;
+    // Only the fields of `version`: version 1 ends before `framework`.
+    const trainer_controller_reconcile_options init = TRAINER_CONTROLLER_RECONCILE_OPTIONS_INIT;
+    std::memcpy(
+        static_cast<void*>(opts), &init,
+        version >= 2 ? sizeof init : offsetof(trainer_controller_reconcile_options, framework));
+    opts->version = version;
     return TRAINER_OK;
   });
 }
@@ -281,7 +286,8 @@ trainer_status trainer_controller_reconcile(trainer_client* client, const char* 
     if (out->data != nullptr || out->len != 0) {
       return bad_argument(err, "out is not empty (use TRAINER_BUFFER_INIT)");
     }
-    if (opts != nullptr && opts->version != TRAINER_CONTROLLER_RECONCILE_OPTIONS_VERSION) {
+    if (opts != nullptr &&
+        (opts->version == 0 || opts->version > TRAINER_CONTROLLER_RECONCILE_OPTIONS_VERSION)) {
       return bad_argument(err, "trainer_controller_reconcile_options.version " +
                                    std::to_string(opts->version) + " is not supported (expected " +
                                    std::to_string(TRAINER_CONTROLLER_RECONCILE_OPTIONS_VERSION) +
@@ -289,8 +295,17 @@ trainer_status trainer_controller_reconcile(trainer_client* client, const char* 
     }
     ctl::ReconcilerOptions options;
     if (opts != nullptr) {
-      if (const auto st = feature_gates(opts->feature_gates, options.feature_gates, err);
-          st != TRAINER_OK) {
+      const trainer_framework* framework = opts->version >= 2 ? opts->framework : nullptr;
+      if (framework != nullptr) {
+        if (opts->feature_gates != nullptr && *opts->feature_gates != '\0') {
+          return bad_argument(err,
+                              "trainer_controller_reconcile_options: feature_gates must be empty "
+                              "with a framework (the framework's gates apply)");
+        }
+        options.feature_gates = framework->gates;
+        options.framework = framework->framework;
+      } else if (const auto st = feature_gates(opts->feature_gates, options.feature_gates, err);
+                 st != TRAINER_OK) {
         return st;
       }
       options.record_events = opts->no_events == 0;

@@ -9,6 +9,7 @@
 #include "trainer/cluster.hpp"
 #include "trainer/codec.hpp"
 #include "trainer/controller.hpp"
+#include "trainer/plugin_support.hpp"
 #include "trainer/render.hpp"
 #include "trainer/validation.hpp"
 
@@ -28,8 +29,6 @@ using trainer::detail::find_string;
 namespace {
 
 constexpr std::string_view kTrainerApiVersion = "trainer.kubeflow.org/v1alpha1";
-constexpr std::string_view kJobSetApiVersion = "jobset.x-k8s.io/v1alpha2";
-constexpr std::string_view kJobSetKind = "JobSet";
 
 // errors.Join: every error of the reconcile, the first one's code.
 void join(std::optional<Error>& into, Error e) {

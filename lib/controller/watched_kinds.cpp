@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "controller/watched_kinds.hpp"
 
+#include "trainer/plugin_support.hpp"
+
 #include <array>
 #include <utility>
 
@@ -16,7 +18,7 @@ Result<std::vector<WatchedKind>> watched_kinds(kube::Client& client,
   kinds.push_back({std::move(*train_jobs), false});
 
   static constexpr std::array<std::pair<const char*, const char*>, 5> kOwned{{
-      {"jobset.x-k8s.io/v1alpha2", "JobSet"},
+      {kJobSetApiVersion, kJobSetKind},
       {"scheduling.x-k8s.io/v1alpha1", "PodGroup"},
       {"scheduling.volcano.sh/v1beta1", "PodGroup"},
       {"v1", "Secret"},

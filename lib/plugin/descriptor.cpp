@@ -34,7 +34,7 @@ Result<std::unique_ptr<Plugin>> checked_plugin(const trainer_plugin_descriptor& 
   if (major != TRAINER_PLUGIN_ABI_VERSION_MAJOR || minor > TRAINER_PLUGIN_ABI_VERSION_MINOR) {
     return fail(ErrorCode::kUnsupported,
                 "plugin " + who + " was built for plugin ABI " + abi_text(desc.abi_version) +
-                    "; this libtrainer supports " + abi_text(kPluginAbiVersion));
+                    "; this libtrainer supports " + abi_text(TRAINER_PLUGIN_ABI_VERSION));
   }
   const std::string name = desc.name == nullptr ? std::string() : std::string(desc.name);
   const std::string rule = "must be 1 to 63 letters, digits, '-', '_' or '.'";

@@ -98,12 +98,3 @@ struct PluginReply {
                                        const std::string& what);
 
 }  // namespace trainer::detail
-
-namespace trainer::detail {
-
-/// TRAINER_PLUGIN_ABI_VERSION without the header macro's C casts (-Wold-style-cast).
-inline constexpr std::uint32_t kPluginAbiVersion =
-    (std::uint32_t{TRAINER_PLUGIN_ABI_VERSION_MAJOR} << 16U) |
-    std::uint32_t{TRAINER_PLUGIN_ABI_VERSION_MINOR};
-
-}  // namespace trainer::detail

@@ -102,9 +102,10 @@ void plugin_reply_set_error(trainer_plugin_reply* reply, const char* message) no
 }
 
 const trainer_plugin_host* plugin_host_table() noexcept {
-  static const trainer_plugin_host table{
-      kPluginAbiVersion,      plugin_request_json, plugin_request_get,    plugin_request_get_string,
-      plugin_request_get_int, plugin_reply_set,    plugin_reply_set_error};
+  static const trainer_plugin_host table{TRAINER_PLUGIN_ABI_VERSION, plugin_request_json,
+                                         plugin_request_get,         plugin_request_get_string,
+                                         plugin_request_get_int,     plugin_reply_set,
+                                         plugin_reply_set_error};
   return &table;
 }
 

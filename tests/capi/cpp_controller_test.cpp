@@ -61,8 +61,9 @@ std::string jobset_path(const std::string& ns, const std::string& name) {
 class Plugged : public abi::PluginBase {
  public:
   abi::PluginReply enforce_ml_policy(const abi::PluginRequest& request) const override {
-    if (request.get_string("/trainJob/metadata/name") !=
-        std::optional<std::string_view>("plugged")) {
+    const auto name = request.get_string("/trainJob/metadata/name");
+    if (name != std::optional<std::string_view>("plugged") &&
+        name != std::optional<std::string_view>("single")) {
       return std::optional<std::string>();
     }
     return std::optional<std::string>(
@@ -261,6 +262,18 @@ TEST_CASE("trainer.hpp Controller: a framework's plugin reaches what the control
     INFO((created ? std::string() : created.error().message));
     REQUIRE(created.has_value());
     controller.emplace(std::move(*created));
+
+    // One reconcile by name renders with the framework too.
+    REQUIRE(client.apply(trainjob("single", 1)).has_value());
+    abi::ReconcileOptions single;
+    single.framework = &*framework;
+    auto reconciled = abi::Controller::reconcile(client, ns, "single", single);
+    INFO((reconciled ? std::string() : reconciled.error().message));
+    REQUIRE(reconciled.has_value());
+    const auto single_jobset = server.get(jobset_path(ns, "single"));
+    REQUIRE(single_jobset.has_value());
+    CHECK(boost::json::serialize(boost::json::parse(*single_jobset))
+              .find(R"({"name":"CPPCTL","value":"yes"})") != std::string::npos);
   }
   auto ran = controller->run();  // `once`: every TrainJob present is reconciled, then it returns
   INFO((ran ? std::string() : ran.error().message));

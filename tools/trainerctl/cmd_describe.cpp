@@ -6,6 +6,7 @@
 #include "table_printer.hpp"
 
 #include "trainer/cluster.hpp"
+#include "trainer/plugin_support.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/serialize.hpp>
@@ -162,7 +163,7 @@ void describe_trainjob(const json::object& job) {
 // The JobSet of the TrainJob (same name) and its pods; what cannot be read is said inline.
 void describe_children(kube::Client& client, const std::string& ns, const std::string& name) {
   std::puts("JobSet:");
-  auto jobsets = client.resource_for("jobset.x-k8s.io/v1alpha2", "JobSet");
+  auto jobsets = client.resource_for(trainer::kJobSetApiVersion, trainer::kJobSetKind);
   if (!jobsets) {
     std::printf("  <unknown: %s>\n", jobsets.error().message.c_str());
   } else if (auto jobset = client.get(*jobsets, ns, name); !jobset) {

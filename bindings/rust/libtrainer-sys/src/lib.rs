@@ -984,9 +984,10 @@ pub struct trainer_controller_reconcile_options {
     pub feature_gates: *const c_char,
     pub no_events: i32,
     pub cancel: *mut trainer_cancel_token,
+    pub framework: *const trainer_framework,
 }
 
-pub const TRAINER_CONTROLLER_RECONCILE_OPTIONS_VERSION: u32 = 1;
+pub const TRAINER_CONTROLLER_RECONCILE_OPTIONS_VERSION: u32 = 2;
 
 impl trainer_controller_reconcile_options {
     /// `TRAINER_CONTROLLER_RECONCILE_OPTIONS_INIT`.
@@ -995,6 +996,7 @@ impl trainer_controller_reconcile_options {
         feature_gates: core::ptr::null(),
         no_events: 0,
         cancel: core::ptr::null_mut(),
+        framework: core::ptr::null(),
     };
 }
 

@@ -183,6 +183,9 @@ pub struct ReconcileOptions {
     /// Record no Events.
     pub no_events: bool,
     pub cancel: Option<CancelToken>,
+    /// The plugins the reconcile renders with [the built-in plugins of `feature_gates`]; with
+    /// one, `feature_gates` must be `None`.
+    pub framework: Option<Framework>,
 }
 
 /// One reconcile of the TrainJob `name` in `namespace` (`""`: the client's), as the controller
@@ -200,6 +203,7 @@ pub fn reconcile(
     opts.feature_gates = strs.opt(&options.feature_gates)?;
     opts.no_events = i32::from(options.no_events);
     opts.cancel = token_ptr(&options.cancel);
+    opts.framework = options.framework.as_ref().map_or(ptr::null(), Framework::in_use);
     let mut buf = Buffer::new();
     let mut err = ptr::null_mut();
     // SAFETY: every pointer lives for the call; `buf` is empty.

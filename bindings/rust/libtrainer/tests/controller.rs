@@ -137,6 +137,15 @@ fn a_framework_with_a_rust_plugin_reaches_the_controller() {
         },
     )
     .expect("controller");
+    // One reconcile renders with the framework too.
+    apply(&client, "once", "rusttest", 2);
+    let options =
+        ReconcileOptions { framework: Some(fw.clone()), no_events: true, ..Default::default() };
+    let result = reconcile(&client, &ns, "once", &options).expect("one reconcile");
+    assert!(!result.contains(r#""skipped":true"#), "{result}");
+    let jobset =
+        server.get_body(&format!("/apis/jobset.x-k8s.io/v1alpha2/namespaces/{ns}/jobsets/once"));
+    assert!(jobset.replace(' ', "").contains(r#""value":"2""#), "{jobset}");
     drop(fw); // the controller keeps its own reference
     controller.run().expect("one pass over the namespace");
     // The JobSet the controller applied carries the plugin's env.
