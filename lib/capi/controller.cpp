@@ -104,6 +104,22 @@ trainer_status feature_gates(const char* text, trainer::FeatureGates& out, train
   return TRAINER_OK;
 }
 
+// The gates and plugins of a reconcile: a framework's when one is given (its gates apply, so the
+// options' own must be empty), else the built-in plugins of `gates`. The reconciler keeps its own
+// reference to the framework, so the caller may free the handle afterwards.
+trainer_status plugins_of(const char* what, const char* gates, const trainer_framework* framework,
+                          ctl::ReconcilerOptions& out, trainer_error** err) {
+  if (framework == nullptr) return feature_gates(gates, out.feature_gates, err);
+  if (gates != nullptr && *gates != '\0') {
+    return bad_argument(err, std::string(what) +
+                                 ": feature_gates must be empty with a framework (the framework's "
+                                 "gates apply)");
+  }
+  out.feature_gates = framework->gates;
+  out.framework = framework->framework;
+  return TRAINER_OK;
+}
+
 bool negative(int64_t value) {
   return value < 0;
 }
@@ -172,18 +188,10 @@ trainer_status trainer_controller_new(trainer_client* client,
           negative(opts->retry_period_ms)) {
         return bad_argument(err, "trainer_controller_options: a duration is negative");
       }
-      const trainer_framework* framework = opts->version >= 2 ? opts->framework : nullptr;
-      if (framework != nullptr) {
-        if (opts->feature_gates != nullptr && *opts->feature_gates != '\0') {
-          return bad_argument(err,
-                              "trainer_controller_options: feature_gates must be empty with a "
-                              "framework (the framework's gates apply)");
-        }
-        options.reconciler.feature_gates = framework->gates;
-        options.reconciler.framework = framework->framework;  // our own reference
-      } else if (const auto st =
-                     feature_gates(opts->feature_gates, options.reconciler.feature_gates, err);
-                 st != TRAINER_OK) {
+      if (const auto st =
+              plugins_of("trainer_controller_options", opts->feature_gates,
+                         opts->version >= 2 ? opts->framework : nullptr, options.reconciler, err);
+          st != TRAINER_OK) {
         return st;
       }
       options.reconciler.record_events = opts->no_events == 0;
@@ -295,17 +303,9 @@ trainer_status trainer_controller_reconcile(trainer_client* client, const char* 
     }
     ctl::ReconcilerOptions options;
     if (opts != nullptr) {
-      const trainer_framework* framework = opts->version >= 2 ? opts->framework : nullptr;
-      if (framework != nullptr) {
-        if (opts->feature_gates != nullptr && *opts->feature_gates != '\0') {
-          return bad_argument(err,
-                              "trainer_controller_reconcile_options: feature_gates must be empty "
-                              "with a framework (the framework's gates apply)");
-        }
-        options.feature_gates = framework->gates;
-        options.framework = framework->framework;
-      } else if (const auto st = feature_gates(opts->feature_gates, options.feature_gates, err);
-                 st != TRAINER_OK) {
+      if (const auto st = plugins_of("trainer_controller_reconcile_options", opts->feature_gates,
+                                     opts->version >= 2 ? opts->framework : nullptr, options, err);
+          st != TRAINER_OK) {
         return st;
       }
       options.record_events = opts->no_events == 0;
