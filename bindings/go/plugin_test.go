@@ -3,10 +3,12 @@
 package trainer
 
 import (
+	"bytes"
 	"context"
 	"debug/elf"
 	"encoding/json"
 	"errors"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -272,6 +274,36 @@ func TestGoPluginErrors(t *testing.T) {
 	}
 }
 
+// checkTrainerctlLoads runs the installed-style trainerctl (TRAINERCTL, set by ctest) with
+// `--plugin so`: a C++ program with no Go runtime of its own starts the library's; render shows
+// the plugin's env and validate its field error with the path.
+func checkTrainerctlLoads(t *testing.T, ctx context.Context, so string) {
+	t.Helper()
+	ctl := os.Getenv("TRAINERCTL")
+	if ctl == "" {
+		t.Log("TRAINERCTL is not set (run through ctest): trainerctl --plugin not checked")
+		return
+	}
+	dir := t.TempDir()
+	good, bad := filepath.Join(dir, "good.yaml"), filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(good, gotestJob(""), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, gotestJob("GOTEST_JOB"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.CommandContext(ctx, ctl, "render", "--plugin", so, "-f", good, "-o", "json").CombinedOutput()
+	// The List is indented: compare without white space.
+	if err != nil || !bytes.Contains(bytes.Join(bytes.Fields(out), nil), []byte(`{"name":"GOTEST_PLUGIN","value":"go"}`)) {
+		t.Fatalf("trainerctl render --plugin: %v\n%s", err, out)
+	}
+	out, err = exec.CommandContext(ctx, ctl, "validate", "--plugin", so, "-f", bad).CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 || !bytes.Contains(out, []byte("spec.trainer.env")) {
+		t.Fatalf("trainerctl validate --plugin of a refused TrainJob: %v\n%s", err, out)
+	}
+}
+
 func TestGoPluginSharedLibrary(t *testing.T) {
 	so := filepath.Join(t.TempDir(), "libgotest.so")
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Second)
@@ -316,6 +348,7 @@ func TestGoPluginSharedLibrary(t *testing.T) {
 		t.Fatalf("adding a loaded plugin twice: %v", err)
 	}
 	checkPluginFramework(t, fw)
+	checkTrainerctlLoads(t, ctx, so)
 
 	// The same plugin in process next to the loaded one: the name is taken.
 	if err := fw.Add(gotest.Plugin{}); !errors.Is(err, ErrInvalid) {

@@ -351,4 +351,44 @@ fn the_cdylib_plugin_loads_renders_the_same_change_and_does_not_link_libtrainer(
 
     let e = PluginHandle::load("/nonexistent/libnothing.so").expect_err("no such file");
     assert_eq!(e.code, Code::IO, "{e}");
+
+    trainerctl_loads(&path);
+}
+
+/// trainerctl (a C++ program; TRAINERCTL is set by ctest) loads the cdylib with `--plugin`: render
+/// shows the plugin's env, validate its field error with the path (exit 1).
+fn trainerctl_loads(plugin: &std::path::Path) {
+    let Some(ctl) = std::env::var_os("TRAINERCTL") else {
+        eprintln!("TRAINERCTL is not set (run through ctest): trainerctl --plugin not checked");
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("rusttest-trainerctl-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (good, bad) = (dir.join("good.yaml"), dir.join("bad.yaml"));
+    std::fs::write(&good, input("rusttest", 2)).unwrap();
+    std::fs::write(&bad, input("rusttest", 9)).unwrap();
+    let out = Command::new(&ctl)
+        .args(["render", "-o", "json", "--plugin"])
+        .arg(plugin)
+        .arg("-f")
+        .arg(&good)
+        .output()
+        .expect("run trainerctl render");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    // The List is indented: compare without white space.
+    let compact: String = stdout.split_whitespace().collect();
+    assert!(compact.contains(r#"{"name":"RUSTTEST_NODES","value":"2"}"#), "{stdout}");
+    let out = Command::new(&ctl)
+        .args(["validate", "--plugin"])
+        .arg(plugin)
+        .arg("-f")
+        .arg(&bad)
+        .output()
+        .expect("run trainerctl validate");
+    let text =
+        format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("spec.trainer.numNodes"), "{text}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }
