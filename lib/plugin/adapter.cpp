@@ -169,9 +169,10 @@ class ValidateMixin : public CustomValidationPlugin, public virtual CPluginCore 
       if (*reply) out = std::move((*reply)->validation);
       return {};
     });
-    // A failed callback has no field to blame: it is reported as an internal field error at
-    // the root, so that admission still reports every other plugin's findings.
-    if (!r) out.errors.push_back(field_internal("", r.error().message));
+    // A failed callback has no field to blame: it is reported as an internal field error on
+    // `spec` (`spec: Internal error: plugin "X": validate: ...`), so that admission still
+    // reports every other plugin's findings.
+    if (!r) out.errors.push_back(field_internal("spec", r.error().message));
     return out;
   }
 };

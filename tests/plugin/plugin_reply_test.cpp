@@ -129,6 +129,7 @@ TEST_CASE("malformed validate replies are reported through admission", "[plugin]
     REQUIRE(admitted);
     REQUIRE(admitted->errors.size() == 1);
     CHECK(admitted->errors[0].detail.rfind("plugin \"Garbage\": validate: reply: ", 0) == 0);
+    CHECK(admitted->errors[0].path == "spec");
   }
 }
 
