@@ -29,6 +29,7 @@ inline constexpr const char* kApiVersion = "trainer.kubeflow.org/v1alpha1";
 inline constexpr const char* kTrainJobKind = "TrainJob";
 inline constexpr const char* kTrainingRuntimeKind = "TrainingRuntime";
 inline constexpr const char* kClusterTrainingRuntimeKind = "ClusterTrainingRuntime";
+inline constexpr const char* kOptimizationJobKind = "OptimizationJob";
 inline constexpr const char* kManagedByTrainer = "trainer.kubeflow.org/trainjob-controller";
 inline constexpr const char* kManagedByMultiKueue = "kueue.x-k8s.io/multikueue";
 
@@ -295,6 +296,91 @@ struct ClusterTrainingRuntime {
   std::string kind = kClusterTrainingRuntimeKind;
   ObjectMeta metadata;
   TrainingRuntimeSpec spec;
+};
+
+// ---------------------------------------------------------------------------------------------
+// OptimizationJob (hyperparameter tuning; reference 1.15, training-operator-v1-and-tuning 5.1)
+
+enum class ObjectiveDirection { kMinimize, kMaximize };
+
+struct Objective {
+  std::string metric;                          ///< 1..64 characters
+  std::optional<ObjectiveDirection> direction;  ///< CRD default `Minimize`
+};
+
+struct RandomSearch {
+  std::optional<std::int64_t> seed;
+};
+struct GridSearch {};
+
+/// Exactly one member is set (CRD default `{random: {}}`).
+struct SearchAlgorithm {
+  std::optional<RandomSearch> random;
+  std::optional<GridSearch> grid;
+};
+
+enum class ParameterType { kFloat, kInt };
+
+/// `uniform` / `logUniform`: bounds as the decimal strings the API carries.
+struct RangeSearchSpace {
+  std::string min;
+  std::string max;
+  std::optional<ParameterType> type;  ///< CRD default `Float`
+};
+
+struct CategoricalSearchSpace {
+  std::vector<std::string> choices;  ///< 1..100, each at most 64 characters
+};
+
+/// Exactly one member is set.
+struct SearchSpace {
+  std::optional<RangeSearchSpace> uniform;
+  std::optional<RangeSearchSpace> log_uniform;
+  std::optional<CategoricalSearchSpace> categorical;
+};
+
+struct OptimizationParameter {
+  std::string name;  ///< 1..64 characters, unique (list-map key)
+  SearchSpace search_space;
+};
+
+/// The TrainJob every trial is made from; `metadata` may not set name or namespace.
+struct TrainJobTemplate {
+  ObjectMeta metadata;
+  TrainJobSpec spec;
+};
+
+struct OptimizationJobSpec {
+  std::vector<Objective> objectives;  ///< exactly one
+  std::optional<SearchAlgorithm> search_algorithm;
+  std::vector<OptimizationParameter> parameters;  ///< 1..100
+  std::optional<std::int32_t> num_trials;          ///< 1..100, CRD default 1
+  std::optional<std::int32_t> parallel_trials;     ///< 1..100, CRD default 1, <= numTrials
+  TrainJobTemplate train_job_template;
+};
+
+struct ParameterAssignment {
+  std::string name;
+  std::string value;
+};
+
+/// The best trial.
+struct OptimizationResult {
+  std::string train_job_name;
+  std::vector<ParameterAssignment> parameters;
+};
+
+struct OptimizationJobStatus {
+  std::vector<Condition> conditions;
+  std::optional<OptimizationResult> result;
+};
+
+struct OptimizationJob {
+  std::string api_version = kApiVersion;
+  std::string kind = kOptimizationJobKind;
+  ObjectMeta metadata;
+  OptimizationJobSpec spec;
+  std::optional<OptimizationJobStatus> status;
 };
 
 }  // namespace trainer
