@@ -36,6 +36,7 @@ struct ObjectSet {
   std::vector<TrainJob> train_jobs;
   std::vector<TrainingRuntime> training_runtimes;
   std::vector<ClusterTrainingRuntime> cluster_training_runtimes;
+  std::vector<OptimizationJob> optimization_jobs;
   /// Objects of other kinds (PriorityClass, Secret, ...): what already exists in the cluster.
   std::vector<boost::json::value> other_objects;
 };
@@ -106,7 +107,7 @@ struct AdmissionScope {
 
 /// Admits decoded documents (see `parse_documents`): decodes and defaults every document, then
 /// admits each object in input order with `admit_object`, against the runtimes and existing
-/// objects among `documents`. Objects of other kinds than the three Trainer kinds are objects
+/// objects among `documents`. Objects of other kinds than the Trainer kinds are objects
 /// that exist in the cluster (consulted by plugins together with `ctx.lookup`). `ctx` gives the
 /// plugins' context (feature gates, operator configuration, lookup); validation builds no
 /// object, so it needs no UID, clock or keys.
@@ -139,6 +140,15 @@ struct AdmissionScope {
                                                     const RenderContext& ctx = {},
                                                     const Framework* framework = nullptr,
                                                     MissingRuntime missing = MissingRuntime::kWarn);
+/// Admission of one defaulted OptimizationJob: its CRD schema/CEL rules (reference 1.15); when
+/// they pass, its `trainJobTemplate` is admitted like a TrainJob in the OptimizationJob's
+/// namespace (runtime resolution, the runtime webhook checks and every plugin's validation, as
+/// `admit_object(TrainJob)` says), its errors reported under `spec.trainJobTemplate`.
+[[nodiscard]] Result<ValidationResult> admit_object(const OptimizationJob& job,
+                                                    const AdmissionScope& scope,
+                                                    const RenderContext& ctx = {},
+                                                    const Framework* framework = nullptr,
+                                                    MissingRuntime missing = MissingRuntime::kWarn);
 /// Admission of one defaulted TrainingRuntime: its CRD schema/CEL rules and its webhook.
 [[nodiscard]] ValidationResult admit_object(const TrainingRuntime& runtime);
 /// Admission of one defaulted ClusterTrainingRuntime: its CRD schema/CEL rules and its webhook.
@@ -161,6 +171,7 @@ enum class TrainerKind {
   kTrainJob,                ///< trainer.kubeflow.org TrainJob
   kTrainingRuntime,         ///< trainer.kubeflow.org TrainingRuntime
   kClusterTrainingRuntime,  ///< trainer.kubeflow.org ClusterTrainingRuntime
+  kOptimizationJob,         ///< trainer.kubeflow.org OptimizationJob
   kUnknown,                 ///< another kind of the trainer.kubeflow.org group
 };
 [[nodiscard]] TrainerKind trainer_kind(std::string_view api_version,

@@ -60,11 +60,16 @@ struct Decoded {
     const boost::json::value& doc);
 [[nodiscard]] Result<Decoded<ClusterTrainingRuntime>> decode_cluster_training_runtime(
     const boost::json::value& doc);
+/// An OptimizationJob: enum fields (`direction`, `type`) outside the CRD's enum are refused here
+/// (`kParse`, `Unsupported value` at the field path), since the typed model cannot hold them.
+[[nodiscard]] Result<Decoded<OptimizationJob>> decode_optimization_job(
+    const boost::json::value& doc);
 
 /// Typed -> JSON with a fixed key order (the Go struct order); empty optional fields omitted.
 [[nodiscard]] boost::json::value to_json(const TrainJob& job);
 [[nodiscard]] boost::json::value to_json(const TrainingRuntime& runtime);
 [[nodiscard]] boost::json::value to_json(const ClusterTrainingRuntime& runtime);
+[[nodiscard]] boost::json::value to_json(const OptimizationJob& job);
 
 /// JSON text. `pretty` indents by two spaces; otherwise compact. Key order is the value's order.
 [[nodiscard]] std::string encode_json(const boost::json::value& value, bool pretty = false);

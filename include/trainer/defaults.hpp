@@ -16,5 +16,9 @@ void apply_defaults(TrainJob& job);
 /// and container port `protocol=TCP` inside the pod templates.
 void apply_defaults(TrainingRuntime& runtime);
 void apply_defaults(ClusterTrainingRuntime& runtime);
+/// `objectives[].direction=Minimize`, `searchAlgorithm={random: {}}`, `uniform`/`logUniform`
+/// `type=Float`, `numTrials=1`, `parallelTrials=1`, and the TrainJob spec defaults above inside
+/// `trainJobTemplate.spec`.
+void apply_defaults(OptimizationJob& job);
 
 }  // namespace trainer

@@ -37,6 +37,17 @@ struct ValidationResult {
 [[nodiscard]] ValidationResult validate_train_job_update(const TrainJob& old_job,
                                                          const TrainJob& new_job);
 
+/// Schema + CEL rules of an OptimizationJob (reference 1.15): exactly one objective, 1..100
+/// uniquely named parameters with exactly one search space each, decimal `min`/`max` with
+/// `min < max` (and `min > 0` for `logUniform`), trial counts 1..100 with `parallelTrials <=
+/// numTrials`, grid search over categorical parameters only, a template without name/namespace
+/// whose spec passes the TrainJob spec rules (reported under `spec.trainJobTemplate.spec`).
+[[nodiscard]] ValidationResult validate_optimization_job(const OptimizationJob& job);
+/// The same on update, plus `OptimizationJobSpec is immutable and cannot be updated after
+/// creation` when the spec changed.
+[[nodiscard]] ValidationResult validate_optimization_job_update(const OptimizationJob& old_job,
+                                                                const OptimizationJob& new_job);
+
 /// Schema + CEL rules of a runtime (mlPolicy one-of, policy minimums, envInjection, embedded
 /// JobSet rules) and the runtime webhook rule on the ancestor-labelled replicated jobs.
 /// `ClusterTrainingRuntime` create adds the deprecation warning for

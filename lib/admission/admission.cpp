@@ -46,7 +46,10 @@ struct MissingRuntimeText {
   bool elsewhere = false;
 };
 
-MissingRuntimeText describe_missing_runtime(const TrainJob& job, const AdmissionScope& scope) {
+// `subject` names the object in the sentence ("TrainJob ns/name" when empty).
+MissingRuntimeText describe_missing_runtime(const TrainJob& job, const AdmissionScope& scope,
+                                            const std::string& subject) {
+  const std::string who = subject.empty() ? "TrainJob " + job_key(job) : subject;
   const auto& ref = job.spec.runtime_ref;
   const std::string kind = ref.kind.value_or(kClusterTrainingRuntimeKind);
   MissingRuntimeText out;
@@ -54,12 +57,11 @@ MissingRuntimeText describe_missing_runtime(const TrainJob& job, const Admission
                           ? "which is neither among the inputs nor in the cluster"
                           : "which is not among the inputs";
   if (kind != kTrainingRuntimeKind) {
-    out.sentence =
-        "TrainJob " + job_key(job) + " references " + kind + " \"" + ref.name + "\", " + where;
+    out.sentence = who + " references " + kind + " \"" + ref.name + "\", " + where;
     return out;
   }
-  out.sentence = "TrainJob " + job_key(job) + " references TrainingRuntime \"" + ref.name +
-                 "\" in namespace \"" + train_job_namespace(job) + "\", " + where;
+  out.sentence = who + " references TrainingRuntime \"" + ref.name + "\" in namespace \"" +
+                 train_job_namespace(job) + "\", " + where;
   for (const auto* rt : scope.training_runtimes) {
     if (rt->metadata.name == ref.name) {
       out.sentence += " (a TrainingRuntime of that name is in namespace \"" +
@@ -77,10 +79,12 @@ const TrainingRuntimeSpec& spec_of(const RuntimeRefMatch& match) {
                                            : match.cluster_training_runtime->spec;
 }
 
-// admit_object(job, ...); `info`, when not null, receives the runtime info the plugins ran on.
+// admit_object(job, ...); `info`, when not null, receives the runtime info the plugins ran on;
+// `subject`, when not empty, names the object in warnings (an OptimizationJob's template).
 Result<ValidationResult> admit_train_job(const TrainJob& job, const AdmissionScope& scope,
                                          const RenderContext& ctx, const Framework* framework,
-                                         MissingRuntime missing, std::optional<Info>* info) {
+                                         MissingRuntime missing, std::optional<Info>* info,
+                                         const std::string& subject = {}) {
   ValidationResult out = validate_train_job(job);
   // The API server calls the validating webhook only for objects that pass the CRD schema.
   if (!out.ok()) return out;
@@ -91,7 +95,7 @@ Result<ValidationResult> admit_train_job(const TrainJob& job, const AdmissionSco
     // that is not a registered runtime kind, its `spec.runtimeRef` not-found error otherwise.
     auto webhook = validate_train_job_runtime(job, RuntimeLookup{});
     if (!webhook) return tl::unexpected(std::move(webhook).error());
-    MissingRuntimeText text = describe_missing_runtime(job, scope);
+    MissingRuntimeText text = describe_missing_runtime(job, scope, subject);
     if (missing == MissingRuntime::kFail) {
       // Upstream's NotFound text first, as kubectl would show it.
       Error error(
@@ -106,7 +110,8 @@ Result<ValidationResult> admit_train_job(const TrainJob& job, const AdmissionSco
       out.warnings.push_back(std::move(text.sentence));
     } else {
       out.warnings.push_back(
-          text.sentence + ": the TrainJob was not checked against it" +
+          text.sentence + ": the " + (subject.empty() ? "TrainJob" : "TrainJob template") +
+          " was not checked against it" +
           detail::builtin_runtime_hint(job.spec.runtime_ref, scope.runtimes_from_cluster));
     }
     return out;
@@ -140,6 +145,29 @@ Result<ValidationResult> admit_train_job(const TrainJob& job, const AdmissionSco
   return out;
 }
 
+// admit_object(OptimizationJob): its own rules, then its template as a TrainJob.
+Result<ValidationResult> admit_optimization_job(const OptimizationJob& job,
+                                                const AdmissionScope& scope,
+                                                const RenderContext& ctx,
+                                                const Framework* framework,
+                                                MissingRuntime missing) {
+  ValidationResult out = validate_optimization_job(job);
+  if (!out.ok()) return out;
+  const std::string subject = "OptimizationJob " +
+                              std::string(namespace_or_default(job.metadata.namespace_)) + "/" +
+                              job.metadata.name.value_or("") + " (trainJobTemplate)";
+  auto admitted = admit_train_job(detail::template_train_job(job), scope, ctx, framework, missing,
+                                  nullptr, subject);
+  if (!admitted) {
+    Error error = std::move(admitted).error();
+    detail::reroot_template_errors(error.fields);
+    return tl::unexpected(std::move(error));
+  }
+  detail::reroot_template_errors(admitted->errors);
+  out.merge(std::move(*admitted));
+  return out;
+}
+
 // ---- Documents ---------------------------------------------------------------------------------
 
 // Gives namespaced Trainer inputs without a namespace the namespace of the call.
@@ -158,7 +186,10 @@ Result<void> apply_namespace(json::value& doc, const std::string& ns, bool expli
     return {};
   }
   const TrainerKind sort = trainer_kind(api_version, kind);
-  if (sort != TrainerKind::kTrainJob && sort != TrainerKind::kTrainingRuntime) return {};
+  if (sort != TrainerKind::kTrainJob && sort != TrainerKind::kTrainingRuntime &&
+      sort != TrainerKind::kOptimizationJob) {
+    return {};
+  }
   auto& meta = detail::ensure_object(obj, {"metadata"});
   const auto have = detail::find_string(meta, "namespace");
   if (!have || have->empty()) {
@@ -230,10 +261,13 @@ Result<void> decode_document(json::value& doc, const std::string& where, ObjectS
     case TrainerKind::kClusterTrainingRuntime:
       return decode_into(doc, decode_cluster_training_runtime, sort,
                          objects.cluster_training_runtimes, entries);
+    case TrainerKind::kOptimizationJob:
+      return decode_into(doc, decode_optimization_job, sort, objects.optimization_jobs, entries);
     case TrainerKind::kUnknown:
       return fail(ErrorCode::kInvalid, "kind \"" + kind + "\" of group " + kGroup +
                                            " is not supported (supported: TrainJob, "
-                                           "TrainingRuntime, ClusterTrainingRuntime)");
+                                           "TrainingRuntime, ClusterTrainingRuntime, "
+                                           "OptimizationJob)");
     case TrainerKind::kNone: break;
   }
   objects.other_objects.push_back(std::move(doc));
@@ -243,6 +277,20 @@ Result<void> decode_document(json::value& doc, const std::string& where, ObjectS
 void take(ValidationResult&& result, Admission& out) {
   for (auto& w : result.warnings) out.warnings.push_back(std::move(w));
   for (auto& e : result.errors) out.errors.push_back(std::move(e));
+}
+
+// The admission result of a TrainJob or OptimizationJob: a missing runtime that render needs
+// is kept in `not_found` (reported after every field error), any other failure ends the call.
+Result<void> take_job(Result<ValidationResult>&& result, Admission& out,
+                      std::optional<Error>& not_found) {
+  if (!result && result.error().code == ErrorCode::kNotFound) {
+    if (!not_found) not_found = std::move(result).error();
+  } else if (!result) {
+    return tl::unexpected(std::move(result).error());
+  } else {
+    take(std::move(*result), out);
+  }
+  return {};
 }
 
 // The admission of the decoded objects, in input order.
@@ -260,13 +308,7 @@ Result<void> admit_entries(std::vector<Entry>& entries, const RenderContext& ctx
         auto result = admit_train_job(out.objects.train_jobs[entry.index], scope, ctx,
                                       options.framework, options.missing_runtime,
                                       infos != nullptr ? &(*infos)[entry.index] : nullptr);
-        if (!result && result.error().code == ErrorCode::kNotFound) {
-          if (!not_found) not_found = std::move(result).error();
-        } else if (!result) {
-          return tl::unexpected(std::move(result).error());
-        } else {
-          take(std::move(*result), out);
-        }
+        if (auto r = take_job(std::move(result), out, not_found); !r) return r;
         break;
       }
       case TrainerKind::kTrainingRuntime:
@@ -275,6 +317,12 @@ Result<void> admit_entries(std::vector<Entry>& entries, const RenderContext& ctx
       case TrainerKind::kClusterTrainingRuntime:
         take(admit_object(out.objects.cluster_training_runtimes[entry.index]), out);
         break;
+      case TrainerKind::kOptimizationJob: {
+        auto result = admit_optimization_job(out.objects.optimization_jobs[entry.index], scope, ctx,
+                                             options.framework, options.missing_runtime);
+        if (auto r = take_job(std::move(result), out, not_found); !r) return r;
+        break;
+      }
       case TrainerKind::kNone:
       case TrainerKind::kUnknown: break;
     }
@@ -294,6 +342,7 @@ TrainerKind trainer_kind(std::string_view api_version, std::string_view kind) no
   if (kind == kTrainJobKind) return TrainerKind::kTrainJob;
   if (kind == kTrainingRuntimeKind) return TrainerKind::kTrainingRuntime;
   if (kind == kClusterTrainingRuntimeKind) return TrainerKind::kClusterTrainingRuntime;
+  if (kind == kOptimizationJobKind) return TrainerKind::kOptimizationJob;
   return TrainerKind::kUnknown;
 }
 
@@ -340,6 +389,12 @@ Result<ValidationResult> admit_object(const TrainJob& job, const AdmissionScope&
                                       const RenderContext& ctx, const Framework* framework,
                                       MissingRuntime missing) {
   return admit_train_job(job, scope, ctx, framework, missing, nullptr);
+}
+
+Result<ValidationResult> admit_object(const OptimizationJob& job, const AdmissionScope& scope,
+                                      const RenderContext& ctx, const Framework* framework,
+                                      MissingRuntime missing) {
+  return admit_optimization_job(job, scope, ctx, framework, missing);
 }
 
 ValidationResult admit_object(const TrainingRuntime& runtime) {

@@ -94,10 +94,9 @@ void default_runtime_spec(TrainingRuntimeSpec& spec) {
   default_jobset_spec(spec.template_.spec);
 }
 
-}  // namespace
-
-void apply_defaults(TrainJob& job) {
-  TrainJobSpec& spec = job.spec;
+// The TrainJobSpec schema defaults, shared by a TrainJob's `spec` and an OptimizationJob's
+// `trainJobTemplate.spec` (the OptimizationJob CRD embeds the same schema).
+void default_train_job_spec(TrainJobSpec& spec) {
   default_to(spec.suspend, false);
   default_to(spec.managed_by, kManagedByTrainer);
   default_to(spec.runtime_ref.api_group, kGroup);
@@ -106,6 +105,29 @@ void apply_defaults(TrainJob& job) {
     default_secret_ref(spec.initializer->dataset);
     default_secret_ref(spec.initializer->model);
   }
+}
+
+void default_range(std::optional<RangeSearchSpace>& range) {
+  if (range) default_to(range->type, ParameterType::kFloat);
+}
+
+}  // namespace
+
+void apply_defaults(TrainJob& job) {
+  default_train_job_spec(job.spec);
+}
+
+void apply_defaults(OptimizationJob& job) {
+  OptimizationJobSpec& spec = job.spec;
+  for (Objective& o : spec.objectives) default_to(o.direction, ObjectiveDirection::kMinimize);
+  default_to(spec.search_algorithm, SearchAlgorithm{RandomSearch{}, std::nullopt});
+  for (OptimizationParameter& p : spec.parameters) {
+    default_range(p.search_space.uniform);
+    default_range(p.search_space.log_uniform);
+  }
+  default_to(spec.num_trials, 1);
+  default_to(spec.parallel_trials, 1);
+  default_train_job_spec(spec.train_job_template.spec);
 }
 
 void apply_defaults(TrainingRuntime& runtime) {

@@ -2,6 +2,8 @@
 //
 // TrainJob <-> JSON, field for field with upstream's `trainjob_types.go` (JSON names and Go
 // struct order).
+#include "api/json_convert_trainjob.hpp"
+
 #include "api/json_convert_metadata.hpp"
 #include "trainer/codec.hpp"
 

@@ -38,9 +38,9 @@ struct trainer_error {
 };
 
 struct trainer_document {
-  /// The three Trainer kinds are typed; anything else is kept as JSON.
+  /// The Trainer kinds are typed; anything else is kept as JSON.
   std::variant<trainer::TrainJob, trainer::TrainingRuntime, trainer::ClusterTrainingRuntime,
-               boost::json::value>
+               trainer::OptimizationJob, boost::json::value>
       object;
   std::vector<std::string> warnings;  ///< decoding warnings (`unknown field "..."`)
   // Cached header strings handed out by the accessors; refreshed after each mutation.

@@ -41,6 +41,9 @@ Result<void> make_document(boost::json::value value, trainer_document& doc) {
     case TrainerKind::kClusterTrainingRuntime:
       made = decode_typed(value, decode_cluster_training_runtime, doc);
       break;
+    case TrainerKind::kOptimizationJob:
+      made = decode_typed(value, decode_optimization_job, doc);
+      break;
     case TrainerKind::kNone:
     case TrainerKind::kUnknown: doc.object = std::move(value); break;
   }
@@ -65,16 +68,26 @@ AdmissionScope scope_of(const trainer_document_list* context) {
   return scope;
 }
 
+// A TrainJob or an OptimizationJob (whose template is admitted like a TrainJob).
+template <class Job>
+Result<ValidationResult> admit_job(const Job& job, const trainer_document_list* context,
+                                   const trainer_framework* framework) {
+  if (framework == nullptr) return admit_object(job, scope_of(context));
+  RenderContext ctx;
+  ctx.feature_gates = framework->gates;
+  return admit_object(job, scope_of(context), ctx, framework->framework.get());
+}
+
 // Admission of `doc` against `context`: the admission path of trainerctl validate, with the
 // plugins of `framework` (NULL: the built-in ones, gates off).
 Result<ValidationResult> admit_document(const trainer_document& doc,
                                         const trainer_document_list* context,
                                         const trainer_framework* framework) {
   if (const auto* job = std::get_if<TrainJob>(&doc.object)) {
-    if (framework == nullptr) return admit_object(*job, scope_of(context));
-    RenderContext ctx;
-    ctx.feature_gates = framework->gates;
-    return admit_object(*job, scope_of(context), ctx, framework->framework.get());
+    return admit_job(*job, context, framework);
+  }
+  if (const auto* opt = std::get_if<OptimizationJob>(&doc.object)) {
+    return admit_job(*opt, context, framework);
   }
   if (const auto* rt = std::get_if<TrainingRuntime>(&doc.object)) return admit_object(*rt);
   if (const auto* crt = std::get_if<ClusterTrainingRuntime>(&doc.object)) {
@@ -82,8 +95,8 @@ Result<ValidationResult> admit_document(const trainer_document& doc,
   }
   return fail(ErrorCode::kUnsupported,
               "validation of kind \"" + doc.kind + "\" (apiVersion \"" + doc.api_version +
-                  "\") is not supported: only TrainJob, TrainingRuntime and "
-                  "ClusterTrainingRuntime of trainer.kubeflow.org");
+                  "\") is not supported: only TrainJob, TrainingRuntime, "
+                  "ClusterTrainingRuntime and OptimizationJob of trainer.kubeflow.org");
 }
 
 }  // namespace

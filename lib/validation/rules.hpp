@@ -18,6 +18,24 @@ namespace trainer::detail {
 /// CRD schema + CEL rules of a TrainJob (reference 1.2-1.7). `old` is null on create.
 void train_job_rules(const TrainJob& job, const TrainJob* old, Errors& errs);
 
+/// The schema rules of one `metav1.Condition` at `path` (type/reason patterns, status enum, ...).
+void condition_rules(const Condition& c, const std::string& path, Errors& errs);
+
+/// Where an OptimizationJob keeps the TrainJob spec of its trials.
+inline constexpr const char* kTrainJobTemplateSpecPath = "spec.trainJobTemplate.spec";
+
+/// The TrainJob an OptimizationJob's `trainJobTemplate` describes, as the TrainJob rules and
+/// webhook see it: the template's metadata in the OptimizationJob's namespace, without a name
+/// (trials are named by the controller), and its spec.
+[[nodiscard]] TrainJob template_train_job(const OptimizationJob& job);
+
+/// Moves errors reported on a TrainJob (`spec...`, `metadata...`) under an OptimizationJob's
+/// `spec.trainJobTemplate`, so that the TrainJob rules and webhook serve the template unchanged.
+void reroot_template_errors(Errors& errs);
+
+/// CRD schema + CEL rules of an OptimizationJob (reference 1.15). `old` is null on create.
+void optimization_job_rules(const OptimizationJob& job, const OptimizationJob* old, Errors& errs);
+
 /// CRD schema + CEL rules of a runtime spec (1.9-1.11), `path` = `spec`.
 void runtime_spec_rules(const TrainingRuntimeSpec& spec, const TrainingRuntimeSpec* old,
                         Errors& errs);

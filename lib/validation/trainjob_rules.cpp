@@ -285,6 +285,8 @@ void runtime_patches_rules(const std::vector<RuntimePatch>& patches,
   }
 }
 
+}  // namespace
+
 void condition_rules(const Condition& c, const std::string& path, Errors& errs) {
   static const std::regex kTypePattern(
       R"(^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$)");
@@ -322,6 +324,8 @@ void condition_rules(const Condition& c, const std::string& path, Errors& errs) 
   }
   check_max_length(errs, child(path, "message"), c.message, 32768);
 }
+
+namespace {
 
 void job_status_rules(const JobStatus& s, const std::string& path, Errors& errs) {
   if (s.name.empty()) {

@@ -49,6 +49,19 @@ ValidationResult validate_train_job_update(const TrainJob& old_job, const TrainJ
   return result;
 }
 
+ValidationResult validate_optimization_job(const OptimizationJob& job) {
+  ValidationResult result;
+  detail::optimization_job_rules(job, nullptr, result.errors);
+  return result;
+}
+
+ValidationResult validate_optimization_job_update(const OptimizationJob& old_job,
+                                                  const OptimizationJob& new_job) {
+  ValidationResult result;
+  detail::optimization_job_rules(new_job, &old_job, result.errors);
+  return result;
+}
+
 ValidationResult validate_training_runtime(const TrainingRuntime& runtime) {
   ValidationResult result = runtime_crd_rules(runtime.spec, nullptr);
   if (detail::webhook_selected(runtime.metadata.labels)) run_webhook(runtime.spec, result);
