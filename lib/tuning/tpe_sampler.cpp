@@ -161,8 +161,9 @@ class TpeSampler final : public Sampler {
 
     std::vector<Assignment> out;
     for (std::size_t i = 0; i < count; ++i) {
-      // One stream per trial number, so a batch's suggestions differ and a rerun repeats them.
-      std::mt19937_64 rng(mix(seed_ + history.size() + i));
+      // One stream per trial number, so a batch's suggestions differ and a rerun repeats them;
+      // the seed is mixed first so that seed s + 1 does not replay seed s one trial later.
+      std::mt19937_64 rng(mix(mix(seed_) + history.size() + i));
       Assignment a;
       for (const auto& p : space_) {
         a.push_back({p.name, good.empty() ? draw_uniform(p, rng) : suggest_one(p, good, bad, rng)});
