@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// PyTorchJob (reference 1.2, 1.3, 2.2): Master and Worker with the same template become one
+// `node` replicatedJob (node rank = completion index, as v1's Master 0, Worker i -> i+1);
+// different templates become `master` and `worker`, the workers' RANK computed in a shell
+// prelude (env expansion cannot add 1).
+#include "api/json_path.hpp"
+#include "convert/v1_kinds.hpp"
+
+#include <charconv>
+
+namespace trainer::convert::detail {
+namespace json = boost::json;
+using trainer::detail::find_array;
+using trainer::detail::find_int;
+using trainer::detail::find_object;
+using trainer::detail::find_string;
+
+namespace {
+
+const std::string kIdx = "$(" + std::string(kIndexVar) + ")";
+
+void check_webhook(const V1Job& job, const json::object* elastic, Diagnostics& diag) {
+  const Role* master = job.role("Master");
+  if (master != nullptr) {
+    const auto* raw = raw_replica_spec(job, *master);
+    const auto n = raw != nullptr ? find_int(*raw, "replicas") : std::nullopt;
+    if (n != std::optional<std::int64_t>(1)) {
+      diag.refuse(field_forbidden(master->path + ".replicas",
+                                  "must be 1 (the v1 webhook requires it set explicitly)"));
+    }
+  }
+  if (const Role* worker = job.role("Worker")) {
+    const auto* raw = raw_replica_spec(job, *worker);
+    if (auto n = raw != nullptr ? find_int(*raw, "replicas") : std::nullopt; n && *n < 1) {
+      diag.refuse(field_forbidden(worker->path + ".replicas", "must be at least 1"));
+    }
+  } else if (elastic != nullptr) {
+    diag.refuse(field_required("spec.pytorchReplicaSpecs[Worker]",
+                               "must be configured if elastic policy is used"));
+  }
+  if (elastic != nullptr && elastic->contains("nProcPerNode") &&
+      job.spec.contains("nprocPerNode")) {
+    diag.refuse(field_forbidden("spec.elasticPolicy.nProcPerNode",
+                                "must not be used with spec.nprocPerNode"));
+  }
+}
+
+// The rendezvous variables v1 set with an elastic policy (reference 2.2 step 4).
+void elastic_env(const V1Job& job, const json::object& ep, const std::string& worker0,
+                 std::int64_t worker_port, json::array& env, Diagnostics& diag) {
+  const std::int64_t workers = job.role("Worker")->replicas;
+  auto min = find_int(ep, "minReplicas");
+  auto max = find_int(ep, "maxReplicas");
+  if (!min && max) min = max;
+  if (!max && min) max = min;
+  if (!min) min = max = workers;
+  const std::string host = find_string(ep, "rdzvHost").value_or(worker0);
+  const auto port = find_int(ep, "rdzvPort").value_or(worker_port);
+  env.push_back(env_var("PET_RDZV_ENDPOINT", host + ":" + std::to_string(port)));
+  env.push_back(env_var("PET_RDZV_BACKEND", find_string(ep, "rdzvBackend").value_or("c10d")));
+  env.push_back(env_var("PET_NNODES", std::to_string(*min) + ":" + std::to_string(*max)));
+  if (auto r = find_int(ep, "maxRestarts"))
+    env.push_back(env_var("PET_MAX_RESTARTS", std::to_string(*r)));
+  if (auto n = find_int(ep, "nProcPerNode"))
+    env.push_back(env_var("PET_NPROC_PER_NODE", std::to_string(*n)));
+  if (auto id = find_string(ep, "rdzvId")) env.push_back(env_var("PET_RDZV_ID", *id));
+  if (const auto* conf = find_array(ep, "rdzvConf"); conf != nullptr && !conf->empty()) {
+    std::string text;
+    for (const auto& kv : *conf) {
+      if (!kv.is_object()) continue;
+      if (!text.empty()) text += ",";
+      text += find_string(kv.get_object(), "key").value_or("") + "=" +
+              find_string(kv.get_object(), "value").value_or("");
+    }
+    env.push_back(env_var("PET_RDZV_CONF", text));
+  }
+  if (const auto* s = ep.if_contains("standalone"); s != nullptr && s->is_bool() && s->get_bool()) {
+    env.push_back(env_var("PET_STANDALONE", ""));
+  }
+  if (*min != workers || *max != workers) {
+    diag.warn("spec.elasticPolicy", json::value(ep),
+              "elastic scaling has no Trainer v2 equivalent; the job runs a fixed " +
+                  std::to_string(workers) + " Worker pods (the PET_* rendezvous env is kept)");
+  }
+  if (const auto* m = ep.if_contains("metrics")) {
+    diag.warn("spec.elasticPolicy.metrics", *m,
+              "has no Trainer v2 equivalent; no HorizontalPodAutoscaler is created");
+  }
+}
+
+Plan plan(const V1Job& job, Diagnostics& diag) {
+  const auto* elastic = find_object(job.spec, "elasticPolicy");
+  check_webhook(job, elastic, diag);
+  Plan p;
+  if (diag.failed()) return p;
+  const Role* master = job.role("Master");
+  const Role* worker = job.role("Worker");
+  const bool merged = master != nullptr && worker != nullptr && same_template(*master, *worker) &&
+                      master->restart_policy == worker->restart_policy;
+
+  std::string nproc = find_string(job.spec, "nprocPerNode").value_or("");
+  if (nproc.empty() && (elastic == nullptr || !elastic->contains("nProcPerNode"))) nproc = "auto";
+  std::int64_t nproc_n = 1;
+  if (!nproc.empty()) {
+    std::int64_t n = 0;
+    auto [end, ec] = std::from_chars(nproc.data(), nproc.data() + nproc.size(), n);
+    if (ec == std::errc() && end == nproc.data() + nproc.size()) nproc_n = n;
+  }
+  const std::int64_t total = job.total_replicas();
+  const std::string master_rjob = merged ? "node" : "master";
+  const std::string worker_rjob = merged ? "node" : "worker";
+  const std::int64_t worker_offset = master != nullptr ? master->replicas : 0;
+  const std::string worker0 = pod_address(job.name, worker_rjob, merged ? worker_offset : 0);
+
+  auto env_for = [&](const Role& role, bool prelude_rank) {
+    json::array env;
+    env.push_back(env_var("PYTHONUNBUFFERED", "1"));
+    if (master != nullptr) {
+      const auto port = std::to_string(job.port(*master));
+      const auto addr = pod_address(job.name, master_rjob, 0);
+      env.push_back(env_var("MASTER_PORT", port));
+      env.push_back(env_var("PET_MASTER_PORT", port));
+      env.push_back(env_var("MASTER_ADDR", addr));
+      env.push_back(env_var("PET_MASTER_ADDR", addr));
+      env.push_back(env_var("WORLD_SIZE", std::to_string(total * nproc_n)));
+      if (!prelude_rank) {
+        env.push_back(env_var("RANK", kIdx));
+        env.push_back(env_var("PET_NODE_RANK", kIdx));
+      }
+    }
+    if (!nproc.empty()) env.push_back(env_var("PET_NPROC_PER_NODE", nproc));
+    if (elastic == nullptr) {
+      env.push_back(env_var("PET_NNODES", std::to_string(total)));
+    } else {
+      elastic_env(job, *elastic, worker0, worker != nullptr ? job.port(*worker) : 0, env, diag);
+    }
+    (void)role;
+    return env;
+  };
+
+  if (merged) {
+    Group g = make_group("node", master, total, false, env_for(*master, false));
+    p.groups.push_back(std::move(g));
+    p.success_targets = {"node"};
+    return p;
+  }
+  if (master != nullptr) {
+    p.groups.push_back(
+        make_group("master", master, master->replicas, false, env_for(*master, false)));
+    p.success_targets = {"master"};
+  }
+  if (worker != nullptr) {
+    Group g =
+        make_group("worker", worker, worker->replicas, false, env_for(*worker, master != nullptr));
+    if (master != nullptr) {
+      const std::string rank =
+          "$((" + std::string(kIndexVar) + " + " + std::to_string(worker_offset) + "))";
+      g.command_prelude = "export RANK=" + rank + " PET_NODE_RANK=" + rank + ";";
+    } else {
+      p.success_targets = {"worker"};
+    }
+    p.groups.push_back(std::move(g));
+  }
+  return p;
+}
+
+}  // namespace
+
+const KindConverter& pytorch_converter() {
+  static const KindConverter c{KindInfo{"PyTorchJob",
+                                        "pytorchReplicaSpecs",
+                                        "pytorch",
+                                        "pytorchjob-port",
+                                        23456,
+                                        "OnFailure",
+                                        {"Master", "Worker"},
+                                        "pytorchjob-controller"},
+                               plan,
+                               {"elasticPolicy", "nprocPerNode"}};
+  return c;
+}
+
+}  // namespace trainer::convert::detail

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// XGBoostJob (reference 1.2, 2.5): Master and Worker with the same template become one `node`
+// replicatedJob (RANK = completion index, as v1's Master 0, Worker i -> i+1); different
+// templates become `master` and `worker`, the workers' RANK computed in a shell prelude.
+#include "api/json_path.hpp"
+#include "convert/v1_kinds.hpp"
+
+namespace trainer::convert::detail {
+namespace json = boost::json;
+using trainer::detail::find_int;
+
+namespace {
+
+const std::string kIdx = "$(" + std::string(kIndexVar) + ")";
+
+Plan plan(const V1Job& job, Diagnostics& diag) {
+  Plan p;
+  const Role* master = job.role("Master");
+  const Role* worker = job.role("Worker");
+  if (master == nullptr) {
+    diag.refuse(field_required("spec.xgbReplicaSpecs[Master]", "must be present"));
+    return p;
+  }
+  const auto* raw = raw_replica_spec(job, *master);
+  if ((raw != nullptr ? find_int(*raw, "replicas") : std::nullopt) !=
+      std::optional<std::int64_t>(1)) {
+    diag.refuse(field_forbidden(master->path + ".replicas",
+                                "must be 1 (the v1 webhook requires it set explicitly)"));
+    return p;
+  }
+  const bool merged = worker != nullptr && same_template(*master, *worker) &&
+                      master->restart_policy == worker->restart_policy;
+  const std::int64_t total = job.total_replicas();
+  const std::string master_rjob = merged ? "node" : "master";
+  const std::string worker_rjob = merged ? "node" : "worker";
+
+  auto env_for = [&](bool rank_env) {
+    json::array env;
+    env.push_back(env_var("MASTER_PORT", std::to_string(job.port(*master))));
+    env.push_back(env_var("MASTER_ADDR", pod_address(job.name, master_rjob, 0)));
+    env.push_back(env_var("WORLD_SIZE", std::to_string(total)));
+    if (rank_env) env.push_back(env_var("RANK", kIdx));
+    env.push_back(env_var("PYTHONUNBUFFERED", "1"));
+    if (total > 1 && worker != nullptr) {
+      env.push_back(env_var("WORKER_PORT", std::to_string(job.port(*worker))));
+      std::string addrs;
+      const std::int64_t first = merged ? master->replicas : 0;
+      for (std::int64_t i = 0; i < total - 1; ++i) {
+        if (!addrs.empty()) addrs += ",";
+        addrs += pod_address(job.name, worker_rjob, first + i);
+      }
+      env.push_back(env_var("WORKER_ADDRS", addrs));
+    }
+    return env;
+  };
+
+  if (merged) {
+    p.groups.push_back(make_group("node", master, total, false, env_for(true)));
+    p.success_targets = {"node"};
+    return p;
+  }
+  p.groups.push_back(make_group("master", master, master->replicas, false, env_for(true)));
+  p.success_targets = {"master"};
+  if (worker != nullptr) {
+    Group g = make_group("worker", worker, worker->replicas, false, env_for(false));
+    g.command_prelude = "export RANK=$((" + std::string(kIndexVar) + " + " +
+                        std::to_string(master->replicas) + "));";
+    p.groups.push_back(std::move(g));
+  }
+  return p;
+}
+
+}  // namespace
+
+const KindConverter& xgboost_converter() {
+  static const KindConverter c{KindInfo{"XGBoostJob",
+                                        "xgbReplicaSpecs",
+                                        "xgboost",
+                                        "xgboostjob-port",
+                                        9999,
+                                        "Never",
+                                        {"Master", "Worker"},
+                                        "xgboostjob-controller"},
+                               plan,
+                               {}};
+  return c;
+}
+
+}  // namespace trainer::convert::detail
