@@ -152,6 +152,9 @@ TEST_CASE("bad search spaces are kInvalid with the field path") {
                                           "spec.parameters[1].searchSpace.uniform.min",
                                           "spec.parameters[2].searchSpace.logUniform.min",
                                           "spec.parameters[3].searchSpace.uniform"});
+  CHECK(bad.error().fields[0].to_string() ==
+        "spec.parameters[0].searchSpace.uniform.max: Invalid value: \"0.5\": must be greater "
+        "than min");
   auto j = tuning_test::job({range("x", "0", "1")});
   j.metadata.annotations[kAlgorithmAnnotation] = "cmaes";
   auto unknown = make_sampler(j);
@@ -188,4 +191,15 @@ TEST_CASE("TPE stays in the space, is reproducible, and uses finished trials") {
   int sgd = 0;
   for (std::size_t i = 30; i < history.size(); ++i) sgd += history[i].parameters[4].value == "sgd";
   CHECK(sgd >= 14);
+}
+
+TEST_CASE("without a seed the sampler draws one and keeps it") {
+  auto j = tuning_test::job({range("x", "0", "1"), categorical("c", {"a", "b"})});
+  j.spec.search_algorithm->random->seed.reset();
+  auto s = make_sampler(j);
+  REQUIRE(s);
+  const auto first = suggest(**s, 0, 4);
+  REQUIRE(first.size() == 4);
+  CHECK(suggest(**s, 0, 4) == first);
+  CHECK(suggest(**s, 2, 2) == std::vector<Assignment>(first.begin() + 2, first.end()));
 }
