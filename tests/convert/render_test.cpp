@@ -53,3 +53,217 @@ TEST_CASE("TFJob PS+Worker: one replicatedJob per type, TF_CONFIG on JobSet addr
   CHECK(tf->at("ports").at(0).at("containerPort") == 2222);
   CHECK(js->at("spec").at("successPolicy").at("targetReplicatedJobs") == json::array{"worker"});
 }
+
+TEST_CASE("PyTorchJob with one Master/Worker template: one node replicatedJob, pod fields kept",
+          "[convert]") {
+  auto c = trainer::convert::convert_job(fixture("pytorch-gpu.yaml"));
+  REQUIRE(c.has_value());
+  INFO(lines(c->warnings));
+  REQUIRE(c->warnings.size() == 1);
+  CHECK(c->warnings[0] ==
+        R"(PyTorchJob default/pytorch-dist-mnist: spec.runPolicy.cleanPodPolicy: "All" has no )"
+        "Trainer v2 equivalent; pods are kept until the TrainJob is deleted");
+  CHECK(c->objects[1].at("spec").at("activeDeadlineSeconds") == 3600);
+  auto out = render(*c);
+  INFO((out ? lines(out->warnings) : text(out.error())));
+  REQUIRE(out.has_value());
+  const auto* js = jobset(*out);
+  REQUIRE(js != nullptr);
+  REQUIRE(js->at("spec").at("replicatedJobs").as_array().size() == 1);
+  const auto* node = replicated_job(*js, "node");
+  REQUIRE(node != nullptr);
+  CHECK(node->at("template").at("spec").at("parallelism") == 2);
+  CHECK(node->at("template").at("spec").at("backoffLimit") == 3);
+  const auto& spec = pod_spec(*node);
+  CHECK(spec.at("restartPolicy") == "OnFailure");
+  CHECK(spec.at("nodeSelector").at("nvidia.com/gpu.present") == "true");
+  CHECK(spec.at("tolerations").at(0).at("key") == "nvidia.com/gpu");
+  CHECK(spec.at("affinity").at("nodeAffinity").is_object());
+  CHECK(spec.at("volumes").at(0).at("emptyDir").at("medium") == "Memory");
+  CHECK(spec.at("volumes").at(1).at("persistentVolumeClaim").at("claimName") == "mnist-data");
+  const auto* pt = container(*node, "pytorch");
+  REQUIRE(pt != nullptr);
+  CHECK(pt->at("resources").at("limits").at("nvidia.com/gpu") == 1);
+  CHECK(env_index(*pt, "V1_REPLICA_INDEX") == 0);
+  CHECK(env(*pt, "PYTHONUNBUFFERED") == "1");
+  CHECK(env(*pt, "MASTER_ADDR") == "pytorch-dist-mnist-node-0-0.pytorch-dist-mnist");
+  CHECK(env(*pt, "PET_MASTER_ADDR") == "pytorch-dist-mnist-node-0-0.pytorch-dist-mnist");
+  CHECK(env(*pt, "MASTER_PORT") == "23456");
+  CHECK(env(*pt, "WORLD_SIZE") == "2");
+  CHECK(env(*pt, "RANK") == "$(V1_REPLICA_INDEX)");
+  CHECK(env(*pt, "PET_NODE_RANK") == "$(V1_REPLICA_INDEX)");
+  CHECK(env(*pt, "PET_NPROC_PER_NODE") == "auto");
+  CHECK(env(*pt, "PET_NNODES") == "2");
+  const auto& annotations =
+      node->at("template").at("spec").at("template").at("metadata").at("annotations");
+  CHECK(annotations.at("sidecar.istio.io/inject") == "false");
+  const auto& labels = node->at("template").at("spec").at("template").at("metadata").at("labels");
+  CHECK(labels.at("training.kubeflow.org/job-name") == "pytorch-dist-mnist");
+}
+
+TEST_CASE("PyTorchJob elastic: PET_* rendezvous env, scaling and metrics warned", "[convert]") {
+  auto c = trainer::convert::convert_job(fixture("pytorch-elastic.yaml"));
+  REQUIRE(c.has_value());
+  REQUIRE(c->warnings.size() == 2);
+  CHECK(c->warnings[0].rfind("PyTorchJob default/elastic-example-imagenet: spec.elasticPolicy: ",
+                             0) == 0);
+  CHECK(c->warnings[1].rfind(
+            "PyTorchJob default/elastic-example-imagenet: spec.elasticPolicy.metrics: ", 0) == 0);
+  auto out = render(*c);
+  INFO((out ? lines(out->warnings) : text(out.error())));
+  REQUIRE(out.has_value());
+  const auto* worker = replicated_job(*jobset(*out), "worker");
+  REQUIRE(worker != nullptr);
+  const auto* pt = container(*worker, "pytorch");
+  CHECK(env(*pt, "MASTER_ADDR") == "<unset>");
+  CHECK(env(*pt, "PET_RDZV_ENDPOINT") ==
+        "elastic-example-imagenet-worker-0-0.elastic-example-imagenet:23456");
+  CHECK(env(*pt, "PET_RDZV_BACKEND") == "c10d");
+  CHECK(env(*pt, "PET_NNODES") == "1:3");
+  CHECK(env(*pt, "PET_MAX_RESTARTS") == "100");
+  CHECK(pt->at("resources").at("limits").at("nvidia.com/mig-1g.5gb") == 1);
+  auto strict = trainer::convert::convert_job(fixture("pytorch-elastic.yaml"), {true, ""});
+  REQUIRE_FALSE(strict.has_value());
+  CHECK(strict.error().code == trainer::ErrorCode::kInvalid);
+  REQUIRE(strict.error().fields.size() == 2);
+  CHECK(strict.error().fields[0].path == "spec.elasticPolicy");
+  CHECK(strict.error().fields[1].path == "spec.elasticPolicy.metrics");
+}
+
+TEST_CASE("PyTorchJob Volcano gang scheduling, different templates, ExitCode", "[convert]") {
+  auto c = trainer::convert::convert_job(fixture("pytorch-volcano.yaml"));
+  REQUIRE(c.has_value());
+  INFO(lines(c->warnings));
+  REQUIRE(c->warnings.size() == 1);
+  CHECK(
+      c->warnings[0].rfind(
+          R"(PyTorchJob default/gang: spec.runPolicy.schedulingPolicy.priorityClass: "high-priority" )",
+          0) == 0);
+  const auto& rt = c->objects[0].at("spec");
+  CHECK(rt.at("podGroupPolicy").at("volcano").is_object());
+  CHECK(rt.at("template").at("metadata").at("annotations").at("scheduling.volcano.sh/queue-name") ==
+        "research");
+  auto out = render(*c);
+  INFO((out ? lines(out->warnings) : text(out.error())));
+  REQUIRE(out.has_value());
+  const auto* js = jobset(*out);
+  const auto* master = replicated_job(*js, "master");
+  const auto* worker = replicated_job(*js, "worker");
+  REQUIRE(master != nullptr);
+  REQUIRE(worker != nullptr);
+  CHECK(js->at("spec").at("successPolicy").at("targetReplicatedJobs") == json::array{"master"});
+  CHECK(pod_spec(*worker).at("restartPolicy") == "Never");
+  CHECK(pod_spec(*worker).at("schedulerName") == "volcano");
+  const auto& rules = worker->at("template").at("spec").at("podFailurePolicy").at("rules");
+  CHECK(rules.at(0).at("action") == "FailJob");
+  CHECK(rules.at(0).at("onExitCodes").at("values").as_array().size() == 127);
+  const auto* m = container(*master, "pytorch");
+  const auto* w = container(*worker, "pytorch");
+  CHECK(env(*m, "MASTER_ADDR") == "gang-master-0-0.gang");
+  CHECK(env(*w, "MASTER_ADDR") == "gang-master-0-0.gang");
+  CHECK(env(*m, "RANK") == "$(V1_REPLICA_INDEX)");
+  CHECK(env(*w, "RANK") == "<unset>");
+  CHECK(env(*w, "WORLD_SIZE") == "3");
+  CHECK(w->at("command") ==
+        json::array{"/bin/sh", "-c",
+                    "export RANK=$((V1_REPLICA_INDEX + 1)) PET_NODE_RANK=$((V1_REPLICA_INDEX + "
+                    "1)); exec \"$0\" \"$@\"",
+                    "python3", "/opt/mnist/src/mnist.py", "--epochs=1"});
+  bool pod_group = false;
+  for (const auto& o : out->objects) pod_group = pod_group || o.at("kind") == "PodGroup";
+  CHECK(pod_group);
+}
+
+TEST_CASE("MPIJob: launcher and node replicatedJobs with mlPolicy.mpi", "[convert]") {
+  auto c = trainer::convert::convert_job(fixture("mpijob.yaml"));
+  REQUIRE(c.has_value());
+  INFO(lines(c->warnings));
+  REQUIRE(c->warnings.size() == 2);
+  CHECK(c->warnings[0].rfind(
+            "MPIJob default/tensorflow-mnist: spec.mpiReplicaSpecs[Worker].template.spec."
+            "containers[0].command: null ",
+            0) == 0);
+  CHECK(c->warnings[1].rfind(
+            R"(MPIJob default/tensorflow-mnist: spec.runPolicy.cleanPodPolicy: "Running" )", 0) ==
+        0);
+  CHECK(c->objects[0].at("spec").at("mlPolicy").at("mpi").at("numProcPerNode") == 1);
+  auto out = render(*c);
+  INFO((out ? lines(out->warnings) : text(out.error())));
+  REQUIRE(out.has_value());
+  const auto* js = jobset(*out);
+  const auto* launcher = replicated_job(*js, "launcher");
+  const auto* node = replicated_job(*js, "node");
+  REQUIRE(launcher != nullptr);
+  REQUIRE(node != nullptr);
+  CHECK(node->at("template").at("spec").at("parallelism") == 2);
+  const auto* l = container(*launcher, "node");
+  REQUIRE(l != nullptr);
+  CHECK(env(*l, "OMPI_MCA_orte_default_hostfile") == "/etc/mpi/hostfile");
+  bool hostfile = false;
+  for (const auto& o : out->objects) {
+    if (o.at("kind") != "ConfigMap") continue;
+    if (const auto* d = o.as_object().if_contains("data");
+        d && d->as_object().contains("hostfile")) {
+      hostfile = d->at("hostfile") ==
+                 "tensorflow-mnist-node-0-0.tensorflow-mnist slots=1\n"
+                 "tensorflow-mnist-node-0-1.tensorflow-mnist slots=1\n";
+      INFO(d->at("hostfile"));
+      CHECK(hostfile);
+    }
+  }
+  CHECK(hostfile);
+}
+
+TEST_CASE("XGBoostJob: MASTER_*/WORKER_*/RANK", "[convert]") {
+  auto c = trainer::convert::convert_job(fixture("xgboost.yaml"));
+  REQUIRE(c.has_value());
+  CHECK(c->warnings.empty());
+  auto out = render(*c);
+  INFO((out ? lines(out->warnings) : text(out.error())));
+  REQUIRE(out.has_value());
+  const auto* node = replicated_job(*jobset(*out), "node");
+  REQUIRE(node != nullptr);
+  const auto* x = container(*node, "xgboost");
+  CHECK(env(*x, "MASTER_ADDR") == "xgboost-dist-iris-node-0-0.xgboost-dist-iris");
+  CHECK(env(*x, "MASTER_PORT") == "9999");
+  CHECK(env(*x, "WORLD_SIZE") == "3");
+  CHECK(env(*x, "RANK") == "$(V1_REPLICA_INDEX)");
+  CHECK(env(*x, "WORKER_PORT") == "9999");
+  CHECK(
+      env(*x, "WORKER_ADDRS") ==
+      "xgboost-dist-iris-node-0-1.xgboost-dist-iris,xgboost-dist-iris-node-0-2.xgboost-dist-iris");
+  CHECK(pod_spec(*node).at("restartPolicy") == "Never");
+  CHECK(node->at("template").at("spec").at("backoffLimit") == 0);
+}
+
+TEST_CASE("JAXJob: COORDINATOR_*/NUM_PROCESSES/PROCESS_ID", "[convert]") {
+  auto c = trainer::convert::convert_job(fixture("jax.yaml"));
+  REQUIRE(c.has_value());
+  CHECK(c->warnings.empty());
+  auto out = render(*c);
+  INFO((out ? lines(out->warnings) : text(out.error())));
+  REQUIRE(out.has_value());
+  const auto* w = container(*replicated_job(*jobset(*out), "worker"), "jax");
+  REQUIRE(w != nullptr);
+  CHECK(env(*w, "COORDINATOR_ADDRESS") == "jaxjob-simple-worker-0-0.jaxjob-simple");
+  CHECK(env(*w, "COORDINATOR_PORT") == "6666");
+  CHECK(env(*w, "NUM_PROCESSES") == "2");
+  CHECK(env(*w, "PROCESS_ID") == "$(V1_REPLICA_INDEX)");
+  CHECK(w->at("imagePullPolicy") == "Always");
+}
+
+TEST_CASE("PaddleJob collective: PADDLE_* with the user's master port", "[convert]") {
+  auto c = trainer::convert::convert_job(fixture("paddle.yaml"));
+  REQUIRE(c.has_value());
+  CHECK(c->warnings.empty());
+  auto out = render(*c);
+  INFO((out ? lines(out->warnings) : text(out.error())));
+  REQUIRE(out.has_value());
+  const auto* w = container(*replicated_job(*jobset(*out), "worker"), "paddle");
+  REQUIRE(w != nullptr);
+  CHECK(env(*w, "PADDLE_MASTER") == "paddle-simple-gpu-worker-0-0.paddle-simple-gpu:37777");
+  CHECK(env(*w, "PADDLE_NNODES") == "2");
+  CHECK(env(*w, "PADDLE_JOB_ID") == "paddle-simple-gpu");
+  CHECK(env(*w, "PADDLE_TRAINER_NUM") == "<unset>");
+  CHECK(w->at("resources").at("limits").at("nvidia.com/gpu") == 2);
+}
