@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// The OptimizationJob status as upstream's controller (PR #3828, reference 5.3) derives it from
-// its trials: finished when numTrials trials exist and none is active; Failed when all failed,
-// else Complete with the best trial as `result`.
+// The OptimizationJob status as upstream's controller (PR #3828 at d9989e8f) derives it from its
+// trials: finished when numTrials trials exist and none is active; Failed when all failed, else
+// Complete with the best trial as `result`; condition reasons and messages as upstream's.
+// Unlike upstream, Running turns False when the job finishes, and the best trial is chosen among
+// succeeded trials only (upstream also reads failed trials' metrics).
 #include "trainer/tuning.hpp"
 
 #include <algorithm>
@@ -76,16 +78,17 @@ OptimizationJobStatus derive_status(const OptimizationJob& job, const std::vecto
     if (active > 0) {
       set_condition(status.conditions,
                     {"Running", "True", generation, "", "TrialsRunning",
-                     std::to_string(active) + " trials are running"},
+                     std::to_string(active) + " trial(s) actively running"},
                     now);
     }
     return status;
   }
   if (failed == trials.size()) {
-    set_condition(status.conditions,
-                  {"Failed", "True", generation, "", "AllTrialsFailed",
-                   "all " + std::to_string(failed) + " trials failed"},
-                  now);
+    set_condition(
+        status.conditions,
+        {"Failed", "True", generation, "", "AllTrialsFailed",
+         std::to_string(failed) + " out of " + std::to_string(trials.size()) + " trials failed"},
+        now);
     set_condition(status.conditions,
                   {"Running", "False", generation, "", "AllTrialsFailed", "no trial is running"},
                   now);
@@ -94,8 +97,7 @@ OptimizationJobStatus derive_status(const OptimizationJob& job, const std::vecto
   status.result = best_result(job, trials);
   set_condition(status.conditions,
                 {"Complete", "True", generation, "", "OptimizationJobCompleted",
-                 status.result ? "best trial " + status.result->train_job_name
-                               : std::string("no trial reported the objective metric")},
+                 "All trials have completed successfully"},
                 now);
   set_condition(
       status.conditions,

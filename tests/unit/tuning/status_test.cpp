@@ -89,6 +89,7 @@ TEST_CASE("derive_status: Created, Running/TrialsRunning, Complete, Failed/AllTr
   REQUIRE(find(s1, "Running"));
   CHECK(find(s1, "Running")->status == "True");
   CHECK(find(s1, "Running")->reason == "TrialsRunning");
+  CHECK(find(s1, "Running")->message == "1 trial(s) actively running");
   CHECK_FALSE(find(s1, "Complete"));
   CHECK_FALSE(s1.result);
 
@@ -105,6 +106,7 @@ TEST_CASE("derive_status: Created, Running/TrialsRunning, Complete, Failed/AllTr
   REQUIRE(find(s3, "Complete"));
   CHECK(find(s3, "Complete")->status == "True");
   CHECK(find(s3, "Complete")->reason == "OptimizationJobCompleted");
+  CHECK(find(s3, "Complete")->message == "All trials have completed successfully");
   CHECK(find(s3, "Complete")->last_transition_time == "2026-01-01T00:02:00Z");
   CHECK(find(s3, "Running")->status == "False");
   CHECK(find(s3, "Running")->last_transition_time == "2026-01-01T00:02:00Z");
@@ -118,6 +120,7 @@ TEST_CASE("derive_status: Created, Running/TrialsRunning, Complete, Failed/AllTr
   REQUIRE(find(s4, "Failed"));
   CHECK(find(s4, "Failed")->status == "True");
   CHECK(find(s4, "Failed")->reason == "AllTrialsFailed");
+  CHECK(find(s4, "Failed")->message == "2 out of 2 trials failed");
   CHECK_FALSE(find(s4, "Complete"));
   CHECK_FALSE(s4.result);
 }
