@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: Apache-2.0
+// run_local: the trials of an OptimizationJob on this machine, `parallelTrials` at a time, each
+// rendered like `trainerctl run` renders a TrainJob and run by its own local::Executor.
+//
+// One thread (the caller's) decides everything: it starts trials, notices finished ones, applies
+// median stopping and writes results.json. The executors' supervisor threads only append the
+// metric values they read from pod output and wake it; every wait is a bounded tick.
+#include "trainer/tuning_local.hpp"
+
+#include "local/run_folder.hpp"
+#include "trainer/codec.hpp"
+#include "trainer/defaults.hpp"
+#include "trainer/validation.hpp"
+#include "tuning/results_file.hpp"
+
+#include <boost/json.hpp>
+
+#include <sys/stat.h>
+#include <algorithm>
+#include <condition_variable>
+#include <ctime>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <set>
+
+namespace trainer::tuning {
+namespace json = boost::json;
+namespace {
+
+// The loop's longest sleep: a finished trial or a stop request is noticed within it even when
+// no callback wakes the loop.
+constexpr std::chrono::milliseconds kTick{200};
+
+struct Slot {
+  LocalTrial t;
+  std::unique_ptr<local::Executor> exec;
+  bool early_stopped = false;  // cancelled by median stopping
+  bool cancelled = false;      // cancelled by a stop request or the timeout
+  std::size_t checked_points = 0;
+};
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+// Why a finished run failed, from the executor's TrainJob conditions.
+std::string failure_message(const json::value& status) {
+  const auto* conditions = status.as_object().if_contains("conditions");
+  if (conditions == nullptr || !conditions->is_array()) return "failed";
+  for (const auto& c : conditions->get_array()) {
+    const auto& o = c.as_object();
+    if (o.contains("type") && o.at("type") == "Failed" && o.contains("status") &&
+        o.at("status") == "True") {
+      std::string text;
+      if (const auto* r = o.if_contains("reason"); r != nullptr && r->is_string()) {
+        text = std::string(r->get_string());
+      }
+      if (const auto* m = o.if_contains("message"); m != nullptr && m->is_string()) {
+        text += (text.empty() ? "" : ": ") + std::string(m->get_string());
+      }
+      return text.empty() ? "failed" : text;
+    }
+  }
+  return "failed";
+}
+
+class Runner {
+ public:
+  Runner(OptimizationJob job, LocalTuningOptions options, std::optional<MedianStop> rule,
+         std::unique_ptr<Sampler> sampler)
+      : job_(std::move(job)),
+        options_(std::move(options)),
+        rule_(rule),
+        sampler_(std::move(sampler)),
+        metric_(job_.spec.objectives.at(0).metric),
+        num_trials_(static_cast<std::size_t>(std::max(1, job_.spec.num_trials.value_or(1)))),
+        parallel_(static_cast<std::size_t>(std::max(1, job_.spec.parallel_trials.value_or(1)))) {}
+
+  Result<LocalTuningResult> run() {
+    const auto started = std::chrono::steady_clock::now();
+    bool stopping = false;
+    bool exhausted = false;
+    for (;;) {
+      reap_finished();
+      apply_median_stop();
+      const bool stop_asked = options_.stop != nullptr && options_.stop->load();
+      const bool timed_out =
+          options_.timeout && std::chrono::steady_clock::now() - started >= *options_.timeout;
+      if (!stopping && (stop_asked || timed_out)) {
+        stopping = true;
+        cancel_all(timed_out && !stop_asked ? "timeout" : "cancelled");
+      }
+      if (!stopping && !exhausted) {
+        auto more = start_trials(exhausted);
+        if (!more) {
+          cancel_all("cancelled");
+          drain();
+          return tl::make_unexpected(more.error());
+        }
+      }
+      if (changed()) {
+        if (auto w = publish(false); !w) {
+          cancel_all("cancelled");
+          drain();
+          return tl::make_unexpected(w.error());
+        }
+      }
+      if (running() == 0 && (stopping || exhausted || slots_.size() >= num_trials_)) break;
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait_for(lock, kTick, [this] { return changed_; });
+    }
+    auto w = publish(true);
+    if (!w) return tl::make_unexpected(w.error());
+    LocalTuningResult result;
+    result.trials = snapshot();
+    result.status = status_;
+    result.results_file = results_path(options_.run_dir);
+    return result;
+  }
+
+ private:
+  [[nodiscard]] bool changed() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return changed_;
+  }
+
+  std::size_t running() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return static_cast<std::size_t>(std::count_if(
+        slots_.begin(), slots_.end(), [](const auto& s) { return s->exec != nullptr; }));
+  }
+
+  std::vector<LocalTrial> snapshot() {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::vector<LocalTrial> out;
+    for (const auto& s : slots_) out.push_back(s->t);
+    return out;
+  }
+
+  std::vector<Trial> history_locked() const {
+    std::vector<Trial> out;
+    for (const auto& s : slots_) out.push_back(s->t.trial);
+    return out;
+  }
+
+  // The trials whose executor has finished (every pod process gone) get their final state.
+  void reap_finished() {
+    std::vector<std::unique_ptr<local::Executor>> done;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (auto& s : slots_) {
+        if (s->exec == nullptr) continue;
+        const auto phase = s->exec->wait(std::chrono::milliseconds(0));
+        if (phase == local::Phase::kPending || phase == local::Phase::kRunning) continue;
+        auto& trial = s->t.trial;
+        if (s->early_stopped) {
+          trial.state = TrialState::kEarlyStopped;
+        } else if (phase == local::Phase::kComplete && !s->cancelled) {
+          trial.state = TrialState::kSucceeded;
+        } else {
+          trial.state = TrialState::kFailed;
+          if (s->t.message.empty()) {
+            s->t.message = phase == local::Phase::kSuspended ? "suspended"
+                                                             : failure_message(s->exec->status());
+          }
+        }
+        done.push_back(std::move(s->exec));
+        changed_ = true;
+      }
+    }
+    // Destroyed outside the lock: a supervisor thread may be in a callback that takes it.
+    done.clear();
+  }
+
+  void apply_median_stop() {
+    if (!rule_) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& s : slots_) {
+      if (s->exec == nullptr || s->early_stopped || s->cancelled) continue;
+      if (s->t.trial.metrics.size() == s->checked_points) continue;
+      s->checked_points = s->t.trial.metrics.size();
+      if (!should_stop_early(*rule_, job_, s->t.trial, history_locked())) continue;
+      s->early_stopped = true;
+      s->t.message = "median stopping: " + metric_ + " worse than the completed trials' at step " +
+                     std::to_string(s->t.trial.metrics.back().step);
+      s->exec->cancel();  // returns at once; reap_finished sees the end
+      changed_ = true;
+    }
+  }
+
+  void cancel_all(const std::string& why) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& s : slots_) {
+      if (s->exec == nullptr || s->early_stopped) continue;
+      s->cancelled = true;
+      if (s->t.message.empty()) s->t.message = why;
+      s->exec->cancel();
+    }
+    changed_ = true;
+  }
+
+  // Waits (bounded by the executors' own grace periods) until every cancelled trial is gone.
+  void drain() {
+    for (int i = 0; i < 600 && running() > 0; ++i) {
+      reap_finished();
+      if (running() == 0) break;
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait_for(lock, kTick);
+    }
+  }
+
+  // Starts as many trials as free slots and remaining trials allow. A render or start error of
+  // the first trial is the run's error (the inputs are wrong for every trial); of a later one,
+  // that trial fails.
+  Result<void> start_trials(bool& exhausted) {
+    const std::size_t active = running();
+    if (active >= parallel_ || slots_.size() >= num_trials_) return {};
+    const std::size_t count = std::min(parallel_ - active, num_trials_ - slots_.size());
+    std::vector<Trial> history;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      history = history_locked();
+    }
+    auto suggestions = sampler_->suggest(history, count);
+    if (!suggestions) return tl::make_unexpected(suggestions.error());
+    if (suggestions->size() < count) exhausted = true;
+    for (auto& assignment : *suggestions) {
+      if (auto started = start_trial(std::move(assignment)); !started) return started;
+    }
+    return {};
+  }
+
+  Result<void> start_trial(Assignment assignment) {
+    const std::size_t index = slots_.size();
+    auto trial_job = make_trial(job_, index, assignment);
+    if (!trial_job) return tl::make_unexpected(trial_job.error());
+    auto slot = std::make_unique<Slot>();
+    slot->t.trial.name = trial_job->metadata.name.value_or("");
+    slot->t.trial.parameters = std::move(assignment);
+    slot->t.trial.state = TrialState::kRunning;
+    slot->t.run_dir = options_.run_dir + "/" + slot->t.trial.name;
+
+    const json::value trial_doc = to_json(*trial_job);
+    std::vector<json::value> docs = options_.inputs;
+    docs.push_back(trial_doc);
+    RenderContext ctx = options_.context;
+    ctx.train_job_uid = random_uuid();
+    RenderDocumentsOptions render = options_.render;
+    // Admission says the same for every trial: its warnings once.
+    if (index > 0) render.on_warning = nullptr;
+    auto rendered = render_documents(std::move(docs), ctx, render);
+    std::string failure;
+    std::unique_ptr<local::Executor> exec;
+    if (!rendered) {
+      if (index == 0) return tl::make_unexpected(rendered.error());
+      failure = "render: " + rendered.error().message;
+    } else if (!rendered->skipped_reason.empty()) {
+      failure = rendered->skipped_reason;
+    } else {
+      // As `trainerctl run`: the TrainJob carries what the JobSet does not (name, deadline).
+      auto objects = std::move(rendered->objects);
+      objects.push_back(trial_doc);
+      auto exec_options = executor_options(*slot);
+      auto started = local::Executor::start(objects, std::move(exec_options));
+      if (!started) {
+        if (index == 0) return tl::make_unexpected(started.error());
+        failure = "start: " + started.error().message;
+      } else {
+        exec = std::move(*started);
+      }
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    if (exec == nullptr) {
+      slot->t.trial.state = TrialState::kFailed;
+      slot->t.message = failure;
+    }
+    slot->exec = std::move(exec);
+    slots_.push_back(std::move(slot));
+    changed_ = true;
+    return {};
+  }
+
+  local::ExecutorOptions executor_options(Slot& slot) {
+    local::ExecutorOptions o = options_.executor;
+    o.run_dir = slot.t.run_dir;
+    Slot* s = &slot;  // owned by slots_ for the runner's lifetime, which outlives the executor
+    o.on_log = [this, s](const local::LogLine& line) {
+      const auto values = parse_metrics_line(line.text, {metric_});
+      if (values.empty()) return;
+      std::lock_guard<std::mutex> lock(mu_);
+      for (const auto& [name, value] : values) {
+        auto& points = s->t.trial.metrics;
+        points.push_back({name, value, static_cast<std::int64_t>(points.size())});
+      }
+      changed_ = true;
+      cv_.notify_one();
+    };
+    o.on_status = [this](const json::value&) {
+      std::lock_guard<std::mutex> lock(mu_);
+      changed_ = true;
+      cv_.notify_one();
+    };
+    if (options_.executor.on_warning) {
+      // Every trial's executor says the same (the host fallback): each text once.
+      o.on_warning = [this](std::string_view text) {
+        std::lock_guard<std::mutex> lock(warn_mu_);
+        if (warned_.insert(std::string(text)).second) options_.executor.on_warning(text);
+      };
+    }
+    return o;
+  }
+
+  // The status after the trials so far, the progress callback and results.json.
+  Result<void> publish(bool finished) {
+    std::vector<LocalTrial> trials;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      changed_ = false;
+      for (const auto& s : slots_) trials.push_back(s->t);
+    }
+    std::vector<Trial> plain;
+    for (const auto& t : trials) plain.push_back(t.trial);
+    const std::string now = options_.context.now ? options_.context.now() : utc_now();
+    status_ = derive_status(job_, plain, status_, now);
+    if (options_.on_progress) options_.on_progress(trials);
+    return detail::write_results(options_.run_dir,
+                                 detail::results_document(job_, trials, status_, finished));
+  }
+
+  OptimizationJob job_;
+  LocalTuningOptions options_;
+  std::optional<MedianStop> rule_;
+  std::unique_ptr<Sampler> sampler_;
+  std::string metric_;
+  std::size_t num_trials_;
+  std::size_t parallel_;
+  OptimizationJobStatus status_;
+
+  std::mutex mu_;  // guards slots_' trials and executors, and changed_
+  std::condition_variable cv_;
+  bool changed_ = true;
+  std::vector<std::unique_ptr<Slot>> slots_;
+  std::mutex warn_mu_;  // serialises on_warning across the trials' threads
+  std::set<std::string> warned_;
+};
+
+}  // namespace
+
+Result<LocalTuningResult> run_local(OptimizationJob job, LocalTuningOptions options) {
+  if (options.run_dir.empty()) {
+    return tl::make_unexpected(Error(ErrorCode::kInvalidArgument, "no run folder given"));
+  }
+  struct stat st {};
+  if (::stat(results_path(options.run_dir).c_str(), &st) == 0) {
+    return tl::make_unexpected(
+        Error(ErrorCode::kInvalidArgument, options.run_dir + " holds a previous tuning run"));
+  }
+  std::error_code ec;
+  const auto absolute = std::filesystem::absolute(options.run_dir, ec);
+  if (!ec) options.run_dir = absolute.lexically_normal().string();
+  apply_defaults(job);
+  if (auto v = validate_optimization_job(job); !v.ok()) return tl::make_unexpected(v.to_error());
+  auto rule = early_stopping_rule(job);
+  if (!rule) return tl::make_unexpected(rule.error());
+  auto sampler = make_sampler(job);
+  if (!sampler) return tl::make_unexpected(sampler.error());
+  // The trials' owner references name the OptimizationJob's UID, as on a cluster.
+  if (!job.metadata.uid || job.metadata.uid->empty()) job.metadata.uid = random_uuid();
+  auto root = local::detail::open_root(options.run_dir);
+  if (!root) return tl::make_unexpected(root.error());
+  Runner runner(std::move(job), std::move(options), *rule, std::move(*sampler));
+  return runner.run();
+}
+
+}  // namespace trainer::tuning
