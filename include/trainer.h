@@ -462,5 +462,7 @@ TRAINER_API trainer_status trainer_render_result_encode(const trainer_render_res
 /* Plugins from outside the library and the framework that runs them (trainer_plugin_*,
  * trainer_framework_*). */
 #include "trainer/plugin.h"
+/* Training Operator v1 jobs and Katib Experiments to Trainer v2 (trainer_convert*). */
+#include "trainer/convert.h"
 
 #endif /* TRAINER_H */

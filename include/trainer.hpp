@@ -725,3 +725,5 @@ class Client {
 
 // The controller runs over a Client, so its section comes after this one.
 #include "trainer/abi_controller.hpp"  // IWYU pragma: export
+// The converter uses Format and ParseOptions of this header.
+#include "trainer/abi_convert.hpp"  // IWYU pragma: export

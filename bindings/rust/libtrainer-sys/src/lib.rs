@@ -1220,3 +1220,62 @@ unsafe extern "C" {
         err: *mut *mut trainer_error,
     ) -> trainer_status;
 }
+
+// ---- Converter (trainer/convert.h) ------------------------------------------------------------
+
+/// Options of `trainer_convert`; a NULL pointer means the library default. Every string is
+/// borrowed for the call and NUL-terminated. Fields are only ever appended.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct trainer_convert_options {
+    pub version: u32,
+    pub namespace_name: *const c_char,
+    pub strict: i32,
+    pub format: trainer_format,
+    pub parse: *const trainer_parse_options,
+}
+
+/// Struct versions: 1 ends with `parse`.
+pub const TRAINER_CONVERT_OPTIONS_VERSION: u32 = 1;
+
+impl trainer_convert_options {
+    /// `TRAINER_CONVERT_OPTIONS_INIT`.
+    pub const INIT: trainer_convert_options = trainer_convert_options {
+        version: TRAINER_CONVERT_OPTIONS_VERSION,
+        namespace_name: core::ptr::null(),
+        strict: 0,
+        format: TRAINER_FORMAT_YAML,
+        parse: core::ptr::null(),
+    };
+}
+
+opaque! {
+    /// The objects and warnings of one conversion. Shareable; owned by the caller.
+    trainer_convert_result;
+}
+
+unsafe extern "C" {
+    pub fn trainer_convert_options_init(
+        opts: *mut trainer_convert_options,
+        version: u32,
+    ) -> trainer_status;
+    pub fn trainer_convert(
+        data: *const c_char,
+        len: usize,
+        opts: *const trainer_convert_options,
+        out: *mut *mut trainer_convert_result,
+        err: *mut *mut trainer_error,
+    ) -> trainer_status;
+    pub fn trainer_convert_result_free(result: *mut trainer_convert_result);
+    pub fn trainer_convert_result_text(result: *const trainer_convert_result) -> *const c_char;
+    pub fn trainer_convert_result_count(result: *const trainer_convert_result) -> usize;
+    pub fn trainer_convert_result_json(
+        result: *const trainer_convert_result,
+        i: usize,
+    ) -> *const c_char;
+    pub fn trainer_convert_result_warning_count(result: *const trainer_convert_result) -> usize;
+    pub fn trainer_convert_result_warning(
+        result: *const trainer_convert_result,
+        i: usize,
+    ) -> *const c_char;
+}

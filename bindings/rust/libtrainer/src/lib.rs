@@ -21,6 +21,7 @@ pub use libtrainer_sys as sys;
 mod cluster;
 mod collectives;
 mod controller;
+mod convert;
 mod document;
 mod error;
 mod local;
@@ -32,6 +33,7 @@ pub use cluster::{
 };
 pub use collectives::{Backend, Bf16, CommOptions, Communicator, Element, Memory, ReduceOp, F16};
 pub use controller::{reconcile, Controller, ControllerOptions, ReconcileFn, ReconcileOptions};
+pub use convert::{convert, Conversion, ConvertOptions};
 pub use document::{Document, DocumentList, DocumentMut, Format, ParseOptions};
 pub use error::{Code, Error, FieldError, Result};
 pub use local::{read_run_status, Isolation, LogFn, LogLine, Phase, Run, RunOptions};
