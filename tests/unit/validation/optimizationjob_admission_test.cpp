@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// OptimizationJob through the one admission path (`trainer::admit`): its own CRD rules, then
+// its trainJobTemplate admitted like a TrainJob against its runtime (webhook and plugins).
+#include "trainer/admission.hpp"
+#include "trainer/codec.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+namespace {
+
+std::string runtime_yaml(const std::string& ns) {
+  return R"(apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainingRuntime
+metadata: {name: rt, namespace: )" +
+         ns + R"(}
+spec:
+  template:
+    spec:
+      replicatedJobs:
+        - name: node
+          template:
+            metadata:
+              labels: {trainer.kubeflow.org/trainjob-ancestor-step: trainer}
+            spec:
+              template:
+                spec:
+                  containers: [{name: node, image: pytorch}]
+)";
+}
+
+std::string opt_job_yaml(const std::string& spec_extra = {},
+                         const std::string& template_extra = {}) {
+  return R"(apiVersion: trainer.kubeflow.org/v1alpha1
+kind: OptimizationJob
+metadata: {name: tune, namespace: team}
+spec:
+  objectives: [{metric: loss}]
+  parameters:
+  - name: lr
+    searchSpace: {logUniform: {min: "0.001", max: "0.1"}}
+)" + spec_extra +
+         R"(  trainJobTemplate:
+    spec:
+      runtimeRef: {name: rt, kind: TrainingRuntime}
+)" + template_extra;
+}
+
+std::vector<boost::json::value> docs(const std::string& text) {
+  auto parsed = trainer::parse_documents(text);
+  REQUIRE(parsed);
+  return *parsed;
+}
+
+std::vector<std::string> rendered(const std::vector<trainer::FieldError>& errors) {
+  std::vector<std::string> out;
+  for (const auto& e : errors) out.push_back(e.to_string());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("admit types, defaults and admits an OptimizationJob with its runtime",
+          "[admission][optimizationjob]") {
+  REQUIRE(trainer::trainer_kind("trainer.kubeflow.org/v1alpha1", "OptimizationJob") ==
+          trainer::TrainerKind::kOptimizationJob);
+  auto adm = trainer::admit(docs(runtime_yaml("team") + "---\n" + opt_job_yaml()));
+  REQUIRE(adm);
+  CHECK(adm->ok());
+  CHECK(adm->warnings.empty());
+  REQUIRE(adm->objects.optimization_jobs.size() == 1);
+  const auto& job = adm->objects.optimization_jobs[0];
+  CHECK(job.spec.num_trials == 1);
+  CHECK(job.spec.search_algorithm->random);
+  CHECK(job.spec.train_job_template.spec.managed_by == trainer::kManagedByTrainer);
+}
+
+TEST_CASE("admit reports an OptimizationJob's CRD rule errors", "[admission][optimizationjob]") {
+  auto adm = trainer::admit(docs(
+      runtime_yaml("team") + "---\n" +
+      opt_job_yaml("  numTrials: 2\n  parallelTrials: 3\n", "      activeDeadlineSeconds: 0\n")));
+  REQUIRE(adm);
+  CHECK(rendered(adm->errors) ==
+        std::vector<std::string>{
+            "spec.trainJobTemplate.spec.activeDeadlineSeconds: Invalid value: 0: "
+            "spec.trainJobTemplate.spec.activeDeadlineSeconds in body should be greater than or "
+            "equal to 1",
+            "spec: Invalid value: parallelTrials cannot exceed numTrials"});
+}
+
+TEST_CASE("admit checks the trainJobTemplate against its runtime like a TrainJob",
+          "[admission][optimizationjob]") {
+  SECTION("a runtime that is not among the inputs is a warning") {
+    auto adm = trainer::admit(docs(opt_job_yaml()));
+    REQUIRE(adm);
+    CHECK(adm->ok());
+    REQUIRE(adm->warnings.size() == 1);
+    CHECK(adm->warnings[0] ==
+          "OptimizationJob team/tune (trainJobTemplate) references TrainingRuntime \"rt\" in "
+          "namespace \"team\", which is not among the inputs: the TrainJob template was not "
+          "checked against it");
+  }
+  SECTION("a runtime in another namespace: the webhook's not-found error, under the template") {
+    auto adm = trainer::admit(docs(runtime_yaml("other") + "---\n" + opt_job_yaml()));
+    REQUIRE(adm);
+    REQUIRE(adm->errors.size() == 1);
+    CHECK(adm->errors[0].path == "spec.trainJobTemplate.spec.runtimeRef");
+  }
+  SECTION("the plugins' validation runs on the template") {
+    auto adm = trainer::admit(
+        docs(runtime_yaml("team") + "---\n" +
+             opt_job_yaml({}, "      initializer: {model: {storageUri: 'hf://m'}}\n")));
+    REQUIRE(adm);
+    REQUIRE(adm->errors.size() == 1);
+    CHECK(adm->errors[0].path.rfind("spec.trainJobTemplate.spec.", 0) == 0);
+    CHECK(adm->errors[0].to_string().find("must have model-initializer job") != std::string::npos);
+  }
+  SECTION("render's kFail mode names the template's missing runtime") {
+    trainer::AdmissionOptions options;
+    options.missing_runtime = trainer::MissingRuntime::kFail;
+    auto adm = trainer::admit(docs(opt_job_yaml()), {}, options);
+    REQUIRE_FALSE(adm);
+    CHECK(adm.error().code == trainer::ErrorCode::kNotFound);
+    CHECK(adm.error().message.find("OptimizationJob team/tune (trainJobTemplate)") !=
+          std::string::npos);
+    REQUIRE_FALSE(adm.error().fields.empty());
+    CHECK(adm.error().fields[0].path == "spec.trainJobTemplate.spec.runtimeRef");
+  }
+}
+
+TEST_CASE("admit gives an OptimizationJob without namespace the call's namespace",
+          "[admission][optimizationjob]") {
+  std::string text = opt_job_yaml();
+  text.replace(text.find(", namespace: team"), std::string(", namespace: team").size(), "");
+  trainer::AdmissionOptions options;
+  options.namespace_ = "team";
+  auto adm = trainer::admit(docs(runtime_yaml("team") + "---\n" + text), {}, options);
+  REQUIRE(adm);
+  CHECK(adm->ok());
+  CHECK(adm->objects.optimization_jobs.at(0).metadata.namespace_ == "team");
+}
