@@ -215,8 +215,9 @@ typedef struct trainer_document_list trainer_document_list;
 
 /** One document of a list. Borrowed from its list: valid until the list is freed, and never
  *  freed on its own. Same thread class as its list (movable, one thread at a time). Documents of
- *  the Trainer group `trainer.kubeflow.org` with kind TrainJob, TrainingRuntime or
- *  ClusterTrainingRuntime are held as typed objects; any other document is held as JSON.
+ *  the Trainer group `trainer.kubeflow.org` with kind TrainJob, TrainingRuntime,
+ *  ClusterTrainingRuntime or OptimizationJob are held as typed objects; any other
+ *  document is held as JSON.
  *  @since 0.1 */
 typedef struct trainer_document trainer_document;
 
@@ -298,13 +299,16 @@ TRAINER_API trainer_status trainer_document_default(trainer_document* doc, train
  *    error (and a warning says where that runtime is). `context` may be the list `doc` belongs
  *    to; NULL is an empty list.
  *  - TrainingRuntime / ClusterTrainingRuntime: the schema/CEL rules and the runtime webhook.
+ *  - OptimizationJob: its schema/CEL rules; when they pass, its `trainJobTemplate`
+ *    is admitted like a TrainJob in the OptimizationJob's namespace, errors reported under
+ *    `spec.trainJobTemplate`.
  *  `out` (may be NULL) receives a new result, which the caller frees with
  *  trainer_validation_free(), when the call returns TRAINER_OK or TRAINER_E_INVALID, so warnings
  *  are available for rejected documents too; otherwise `*out` is set to NULL.
  *  Errors: TRAINER_E_INVALID_ARGUMENT (`doc` NULL); TRAINER_E_INVALID (rules violated: `*err`
  *  holds every field error, its message is Kubernetes' aggregate text, e.g.
  *  `spec.trainer.numProcPerNode: Invalid value: 0: ...` or `[a, b]`); TRAINER_E_UNSUPPORTED
- *  (`doc` is not one of the three Trainer kinds); TRAINER_E_NOMEM.
+ *  (`doc` is not one of the Trainer kinds); TRAINER_E_NOMEM.
  *  Thread-safe with other validations of the same lists; not with trainer_document_default()
  *  on them. @since 0.1 */
 TRAINER_API trainer_status trainer_document_validate(const trainer_document* doc,
