@@ -97,9 +97,13 @@ Result<std::vector<ParamSpace>> parse_space(const OptimizationJob& job) {
     ps.name = p.name;
     const int set = int(s.uniform.has_value()) + int(s.log_uniform.has_value()) +
                     int(s.categorical.has_value());
-    if (set != 1) {
+    if (set == 0) {
+      errors.push_back(field_required(path, "one of uniform, logUniform, categorical"));
+      continue;
+    }
+    if (set > 1) {
       errors.push_back(
-          field_invalid(path, nullptr, "must set exactly one of uniform, logUniform, categorical"));
+          field_forbidden(path, "only one of uniform, logUniform, categorical may be set"));
       continue;
     }
     if (s.uniform) {

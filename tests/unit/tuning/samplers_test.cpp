@@ -203,3 +203,21 @@ TEST_CASE("without a seed the sampler draws one and keeps it") {
   CHECK(suggest(**s, 0, 4) == first);
   CHECK(suggest(**s, 2, 2) == std::vector<Assignment>(first.begin() + 2, first.end()));
 }
+
+TEST_CASE("a parameter needs exactly one search space") {
+  auto none = tuning_test::job({categorical("c", {"a"})});
+  none.spec.parameters[0].search_space.categorical.reset();
+  auto r = make_sampler(none);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().fields.at(0).to_string() ==
+        "spec.parameters[0].searchSpace: Required value: one of uniform, logUniform, categorical");
+  auto two = tuning_test::job({categorical("c", {"a"})});
+  two.spec.parameters[0].search_space.uniform = RangeSearchSpace{"0", "1", std::nullopt};
+  r = make_sampler(two);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().fields.at(0).type == FieldErrorType::kForbidden);
+  auto empty = tuning_test::job({categorical("c", {})});
+  r = make_sampler(empty);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().fields.at(0).path == "spec.parameters[0].searchSpace.categorical.choices");
+}
