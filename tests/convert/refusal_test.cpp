@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// What Training Operator v1's webhooks refuse is refused with the v1 field path; unknown fields
+// are warned about, never dropped silently; convert_documents replaces convertible documents
+// in place and keeps the others.
+#include <catch2/catch.hpp>
+
+#include "convert_test_support.hpp"
+
+namespace {
+
+namespace json = boost::json;
+using namespace convert_test;
+
+json::value yaml(const std::string& text) {
+  auto docs = trainer::parse_documents(text);
+  REQUIRE(docs.has_value());
+  REQUIRE(docs->size() == 1);
+  return docs->front();
+}
+
+std::vector<std::string> field_errors(const trainer::Result<trainer::convert::Conversion>& r) {
+  std::vector<std::string> out;
+  if (!r) {
+    for (const auto& f : r.error().fields) out.push_back(f.to_string());
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("v1 webhook refusals name the v1 field path", "[convert]") {
+  SECTION("PyTorchJob Master replicas must be set to 1") {
+    auto r = trainer::convert::convert_job(yaml(R"(
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata: {name: p}
+spec:
+  pytorchReplicaSpecs:
+    Master: {template: {spec: {containers: [{name: pytorch, image: i}]}}}
+)"));
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().code == trainer::ErrorCode::kInvalid);
+    CHECK(field_errors(r) ==
+          std::vector<std::string>{"spec.pytorchReplicaSpecs[Master].replicas: Forbidden: must "
+                                   "be 1 (the v1 webhook requires it set explicitly)"});
+  }
+  SECTION("a replica without the default container, a container without image") {
+    auto r = trainer::convert::convert_job(yaml(R"(
+apiVersion: kubeflow.org/v1
+kind: JAXJob
+metadata: {name: j}
+spec:
+  jaxReplicaSpecs:
+    Worker: {template: {spec: {containers: [{name: main}]}}}
+)"));
+    CHECK(field_errors(r) ==
+          std::vector<std::string>{
+              "spec.jaxReplicaSpecs[Worker].template.spec.containers[0].image: Required value: "
+              "must be required",
+              "spec.jaxReplicaSpecs[Worker].template.spec.containers: Required value: There is "
+              "no container named jax in spec.jaxReplicaSpecs[Worker]"});
+  }
+  SECTION("a replica type the kind does not have; a name that is not DNS-1035") {
+    auto r = trainer::convert::convert_job(yaml(R"(
+apiVersion: kubeflow.org/v1
+kind: XGBoostJob
+metadata: {name: 1x}
+spec:
+  xgbReplicaSpecs:
+    Chief: {template: {spec: {containers: [{name: xgboost, image: i}]}}}
+)"));
+    const auto errors = field_errors(r);
+    REQUIRE(errors.size() == 2);
+    CHECK(errors[0].rfind("metadata.name: Invalid value: \"1x\": ", 0) == 0);
+    CHECK(
+        errors[1] ==
+        R"(spec.xgbReplicaSpecs[Chief]: Unsupported value: "Chief": supported values: "Master", "Worker")");
+  }
+  SECTION("TFJob with both Chief and Master") {
+    auto r = trainer::convert::convert_job(yaml(R"(
+apiVersion: kubeflow.org/v1
+kind: TFJob
+metadata: {name: t}
+spec:
+  tfReplicaSpecs:
+    Chief: {template: {spec: {containers: [{name: tensorflow, image: i}]}}}
+    Master: {template: {spec: {containers: [{name: tensorflow, image: i}]}}}
+)"));
+    CHECK(field_errors(r) == std::vector<std::string>{"spec.tfReplicaSpecs: Forbidden: must not "
+                                                      "have more than 1 Chief/Master replica"});
+  }
+  SECTION("managedBy outside v1's list") {
+    auto r = trainer::convert::convert_job(yaml(R"(
+apiVersion: kubeflow.org/v1
+kind: JAXJob
+metadata: {name: j}
+spec:
+  runPolicy: {managedBy: example.com/other}
+  jaxReplicaSpecs:
+    Worker: {template: {spec: {containers: [{name: jax, image: i}]}}}
+)"));
+    const auto errors = field_errors(r);
+    REQUIRE(errors.size() == 1);
+    CHECK(errors[0].rfind(R"(spec.runPolicy.managedBy: Unsupported value: "example.com/other")",
+                          0) == 0);
+  }
+  SECTION("MPIJob without a Launcher") {
+    auto r = trainer::convert::convert_job(yaml(R"(
+apiVersion: kubeflow.org/v1
+kind: MPIJob
+metadata: {name: m}
+spec:
+  mpiReplicaSpecs:
+    Worker: {replicas: 1, template: {spec: {containers: [{name: mpi, image: i}]}}}
+)"));
+    CHECK(field_errors(r) ==
+          std::vector<std::string>{
+              "spec.mpiReplicaSpecs[Launcher]: Required value: must be present"});
+  }
+}
+
+TEST_CASE("unknown and unmapped fields are warned with their path; strict refuses them",
+          "[convert]") {
+  const auto job = yaml(R"(
+apiVersion: kubeflow.org/v1
+kind: TFJob
+metadata: {name: t, namespace: team}
+spec:
+  enableDynamicWorker: true
+  futureField: 1
+  runPolicy:
+    ttlSecondsAfterFinished: 60
+    suspend: true
+    schedulingPolicy: {minAvailable: 1, minResources: {cpu: "2"}, scheduleTimeoutSeconds: 30}
+  tfReplicaSpecs:
+    Worker:
+      replicas: 2
+      template: {spec: {restartPolicy: Always, containers: [{name: tensorflow, image: i}]}}
+)");
+  auto c = trainer::convert::convert_job(job);
+  REQUIRE(c.has_value());
+  CHECK(c->warnings ==
+        std::vector<std::string>{
+            "TFJob team/t: spec.enableDynamicWorker: true has no Trainer v2 equivalent; TF_CONFIG "
+            "is the dense form with every address and failed Workers fail the job",
+            "TFJob team/t: spec.futureField: 1 is not a known v1 field; it is dropped",
+            "TFJob team/t: spec.runPolicy.schedulingPolicy.minAvailable: 1 has no Trainer v2 "
+            "equivalent; the PodGroup's minMember is every pod (2)",
+            "TFJob team/t: spec.runPolicy.schedulingPolicy.minResources: {\"cpu\":\"2\"} has no "
+            "Trainer v2 equivalent; the PodGroup's minResources is the sum of the pods' requests",
+            "TFJob team/t: spec.tfReplicaSpecs[Worker].template.spec.restartPolicy: \"Always\" is "
+            "replaced by the replica's restartPolicy Never, as Training Operator v1 did"});
+  const auto& rt = c->objects[0].at("spec");
+  CHECK(rt.at("podGroupPolicy").at("coscheduling").at("scheduleTimeoutSeconds") == 30);
+  CHECK(rt.at("template").at("spec").at("ttlSecondsAfterFinished") == 60);
+  CHECK(c->objects[1].at("spec").at("suspend") == true);
+  CHECK(c->objects[1].at("metadata").at("namespace") == "team");
+
+  trainer::convert::Options strict;
+  strict.strict = true;
+  auto refused = trainer::convert::convert_job(job, strict);
+  REQUIRE_FALSE(refused.has_value());
+  CHECK(refused.error().code == trainer::ErrorCode::kInvalid);
+  CHECK(refused.error().fields.size() == 5);
+  CHECK(refused.error().fields[1].to_string() ==
+        "spec.futureField: Invalid value: 1: is not a known v1 field; it is dropped");
+}
+
+TEST_CASE("convert_documents replaces convertible documents in place", "[convert]") {
+  std::vector<json::value> docs;
+  docs.push_back(json::parse(R"({"apiVersion": "v1", "kind": "ConfigMap",
+      "metadata": {"name": "before"}})"));
+  docs.push_back(fixture("jax.yaml"));
+  docs.push_back(json::parse(R"({"apiVersion": "v1", "kind": "ConfigMap",
+      "metadata": {"name": "after"}})"));
+  std::vector<std::string> warnings;
+  trainer::convert::Options options;
+  options.namespace_ = "ml";
+  auto out = trainer::convert::convert_documents(
+      std::move(docs), options, [&](std::string_view w) { warnings.emplace_back(w); });
+  REQUIRE(out.has_value());
+  REQUIRE(out->size() == 4);
+  CHECK((*out)[0].at("metadata").at("name") == "before");
+  CHECK((*out)[1].at("kind") == "TrainingRuntime");
+  CHECK((*out)[1].at("metadata").at("namespace") == "ml");
+  CHECK((*out)[2].at("kind") == "TrainJob");
+  CHECK((*out)[3].at("metadata").at("name") == "after");
+  CHECK(warnings.empty());
+
+  CHECK(trainer::convert::is_convertible("kubeflow.org/v1", "PaddleJob"));
+  CHECK_FALSE(trainer::convert::is_convertible("kubeflow.org/v1", "TrainJob"));
+  CHECK_FALSE(trainer::convert::is_convertible("kubeflow.org/v2beta1", "MPIJob"));
+  auto other = trainer::convert::convert_job(json::parse(R"({"apiVersion": "kubeflow.org/v2beta1",
+      "kind": "MPIJob"})"));
+  REQUIRE_FALSE(other.has_value());
+  CHECK(other.error().code == trainer::ErrorCode::kUnsupported);
+}
