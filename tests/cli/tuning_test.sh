@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# `trainerctl run` of an OptimizationJob (examples/tuning, synthetic objective) on this machine:
+# random (seeded) and grid searches complete with parallelTrials 2, results.json holds every
+# trial and status.result is the best one by the direction, `trainerctl status` prints it, and
+# median stopping ends a trial with a rising loss early.
+# Usage: tuning_test.sh <trainerctl> <source-dir> <trainer-pod>
+set -uo pipefail
+ctl=$1 src=$2 pod_helper=$3
+ex=$src/examples/tuning
+tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
+failures=0
+fail() { echo "FAIL $*"; failures=$((failures + 1)); }
+
+# tune <name> <job.yaml>: runs the job into $tmp/<name> (bounded), keeps stdout/stderr.
+tune() {
+  local name=$1 job=$2
+  timeout 40 "$ctl" run -f "$job" -f "$ex/synthetic-runtime.yaml" --isolation=host \
+    --run-dir="$tmp/$name" --pod-helper="$pod_helper" >"$tmp/$name.out" 2>"$tmp/$name.err"
+  local rc=$?
+  if [[ $rc -ne 0 ]]; then
+    fail "$name: exit $rc"; cat "$tmp/$name.out" "$tmp/$name.err"
+    return 1
+  fi
+}
+
+# check_results <name> <numTrials>: results.json has every trial Succeeded, and status.result
+# names the trial with the least objective (Minimize), with that trial's parameters.
+check_results() {
+  local name=$1 want=$2 file=$tmp/$1/results.json
+  python3 - "$file" "$want" <<'EOF' || fail "$name: results.json"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+want = int(sys.argv[2])
+trials = doc["trials"]
+assert len(trials) == want, f"{len(trials)} trials, want {want}"
+assert doc["finished"] is True
+for t in trials:
+    assert t["state"] == "Succeeded", t
+    assert isinstance(t["objective"], float), t
+    assert t["metrics"][-1]["name"] == "loss", t
+best = min(trials, key=lambda t: t["objective"])
+status = doc["status"]
+assert status["result"]["trainJobName"] == best["name"], (status, best)
+assert status["result"]["parameters"] == best["parameters"], (status, best)
+types = {c["type"]: c["status"] for c in status["conditions"]}
+assert types.get("Complete") == "True", status
+# the trial's own run folder is an ordinary local run
+import os
+assert all(os.path.isfile(os.path.join(t["runDir"], "state.json")) for t in trials)
+print(best["name"])
+EOF
+}
+
+# Random, seeded: 6 trials, 2 at a time; the same seed gives the same parameters.
+if tune random "$ex/synthetic-random.yaml"; then
+  best=$(check_results random 6)
+  grep -qF "best trial: $best " "$tmp/random.out" || fail "random: stdout lacks best trial $best"
+  grep -qF "trial synthetic-random-trial-5 Succeeded" "$tmp/random.err" ||
+    fail "random: no progress line on stderr"
+  "$ctl" status "$tmp/random" >"$tmp/status.out" 2>&1 || fail "random: status exit $?"
+  grep -qF "best trial: $best " "$tmp/status.out" || fail "random: status lacks $best"
+  grep -qF "OptimizationJob default/synthetic-random (Minimize loss)" "$tmp/status.out" ||
+    fail "random: status header"
+  [[ $(grep -c "^synthetic-random-trial-" "$tmp/status.out") -eq 6 ]] || fail "random: status rows"
+  "$ctl" status "$tmp/random" -o json | python3 -c 'import json,sys; json.load(sys.stdin)["trials"]' ||
+    fail "random: status -o json"
+  # An ordinary run folder of one trial still reads as a TrainJob run.
+  "$ctl" status "$tmp/random/synthetic-random-trial-0" >"$tmp/trial.out" 2>&1 &&
+    grep -qF "TrainJob default/synthetic-random-trial-0" "$tmp/trial.out" || fail "trial status"
+  if tune random-again "$ex/synthetic-random.yaml"; then
+    python3 - "$tmp/random/results.json" "$tmp/random-again/results.json" <<'EOF' || fail "random: not reproducible"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+assert [t["parameters"] for t in a["trials"]] == [t["parameters"] for t in b["trials"]]
+EOF
+  fi
+fi
+
+# Grid: the 3 x 2 combinations, the best one known (x=0.25 z=2).
+if tune grid "$ex/synthetic-grid.yaml"; then
+  best=$(check_results grid 6)
+  grep -qF "best trial: $best x=0.25 z=2" "$tmp/grid.out" || fail "grid: best $best"
+fi
+
+# Median stopping: the fourth trial's rising loss stops it at the start step.
+if tune medianstop "$ex/synthetic-medianstop.yaml"; then
+  python3 - "$tmp/medianstop/results.json" <<'EOF' || fail "medianstop: results.json"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+states = [t["state"] for t in doc["trials"]]
+assert states == ["Succeeded"] * 3 + ["EarlyStopped"], states
+bad = doc["trials"][3]
+assert len(bad["metrics"]) < 10, bad  # 40 reports when not stopped
+assert "median stopping" in bad["message"], bad
+assert doc["status"]["result"]["trainJobName"] == "synthetic-medianstop-trial-0", doc["status"]
+EOF
+fi
+
+# Bad input: an unknown early stopping algorithm names the annotation.
+sed 's/early-stopping: medianstop/early-stopping: hyperband/' "$ex/synthetic-medianstop.yaml" >"$tmp/bad.yaml"
+if "$ctl" run -f "$tmp/bad.yaml" -f "$ex/synthetic-runtime.yaml" --isolation=host \
+  --run-dir="$tmp/bad" --pod-helper="$pod_helper" >"$tmp/bad.out" 2>&1; then
+  fail "bad annotation accepted"
+fi
+grep -qF 'metadata.annotations[tuning.trainer.kubeflow.org/early-stopping]: Unsupported value: "hyperband"' "$tmp/bad.out" ||
+  { fail "bad annotation message"; cat "$tmp/bad.out"; }
+
+if [[ $failures -ne 0 ]]; then
+  echo "$failures failure(s)"
+  exit 1
+fi
+echo "tuning: all passed"
