@@ -30,7 +30,7 @@ constexpr const char* kConflictHelp =
     "See https://kubernetes.io/docs/reference/using-api/server-side-apply/#conflicts\n";
 
 int run_apply(const Parsed& args) {
-  auto docs = read_documents(args.values("filename"));
+  auto docs = read_job_documents(args);
   if (!docs) return report_error(docs.error());
   auto client = connect(args);
   if (!client) return report_cluster_error(client.error());
@@ -67,7 +67,8 @@ const Command& apply_command() {
       "Admits every TrainJob and runtime locally first, with the same path as 'trainerctl\n"
       "validate' (a TrainJob's runtime that is not among the files is read from the cluster):\n"
       "when any document is rejected, its field errors are printed and nothing is applied.\n"
-      "Then every object is server-side applied in file order, one line per object.",
+      "Then every object is server-side applied in file order, one line per object. Training\n"
+      "Operator v1 jobs among the files are converted first ('trainerctl convert').",
       {},
       with_cluster_flags(
           {kFilenameFlag,
@@ -78,7 +79,8 @@ const Command& apply_command() {
             {"none", "server"},
             "none"},
            {"field-manager", '\0', "NAME", "the field manager of the apply", {}, "trainerctl"},
-           {"force-conflicts", '\0', "", "take over fields that other field managers own"}}),
+           {"force-conflicts", '\0', "", "take over fields that other field managers own"},
+           kStrictFlag}),
       run_apply};
   return command;
 }

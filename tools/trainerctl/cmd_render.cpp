@@ -30,7 +30,7 @@ int run_render(const Parsed& args) {
   }
   const auto framework = plugin_framework(args, *gates);
   if (!framework) return framework.error();
-  auto docs = read_documents(args.values("filename"));
+  auto docs = read_job_documents(args);
   if (!docs) return report_error(docs.error());
   auto ctx = make_render_context(args.value("uid"), key_file);
   ctx.feature_gates = *gates;
@@ -56,7 +56,8 @@ const Command& render_command() {
       "render the objects the Kubeflow Trainer controller would create",
       "Renders the objects the Kubeflow Trainer controller would create for the one TrainJob\n"
       "among the inputs, using the (Cluster)TrainingRuntime it references (also among the\n"
-      "inputs). Objects of other kinds are taken as objects that already exist in the cluster.",
+      "inputs). Objects of other kinds are taken as objects that already exist in the cluster.\n"
+      "Training Operator v1 jobs among the inputs are converted first ('trainerctl convert').",
       {},
       {kFilenameFlag,
        {"uid", '\0', "UID", "TrainJob UID for owner references (default: a random UUID)"},
@@ -72,6 +73,7 @@ const Command& render_command() {
         false,
         true},
        kPluginFlag,
+       kStrictFlag,
        {"output",
         'o',
         "yaml|json",

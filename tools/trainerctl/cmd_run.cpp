@@ -112,7 +112,7 @@ int run_run(const Parsed& args) {
 
   const auto framework = plugin_framework(args, trainer::FeatureGates{});
   if (!framework) return framework.error();
-  auto docs = read_documents(args.values("filename"));
+  auto docs = read_job_documents(args);
   if (!docs) return report_error(docs.error());
   const auto ctx = make_render_context(args.value("uid"), std::nullopt);
   trainer::RenderDocumentsOptions render_options;
@@ -198,7 +198,8 @@ const Command& run_command() {
       "does) and runs it on this machine: one process per pod, the host's programs (images are\n"
       "not pulled). Exit status: 0 Complete, 1 Failed (or the inputs were rejected), 3 Suspended\n"
       "(nothing ran). SIGINT/SIGTERM stop every pod (grace period, then SIGKILL); the run ends\n"
-      "Failed.",
+      "Failed. Training Operator v1 jobs among the inputs are converted first ('trainerctl\n"
+      "convert').",
       {},
       {kFilenameFlag,
        {"run-dir", '\0', "DIR",
@@ -213,7 +214,8 @@ const Command& run_command() {
         "auto"},
        {"pod-helper", '\0', "PATH",
         "the trainer-pod helper (default: beside trainerctl or the build tree's)"},
-       kPluginFlag},
+       kPluginFlag,
+       kStrictFlag},
       run_run};
   return command;
 }

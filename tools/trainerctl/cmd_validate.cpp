@@ -18,7 +18,7 @@ int run_validate(const Parsed& args) {
   // Validation runs with the feature gates off, as the ctx below has them.
   const auto framework = plugin_framework(args, trainer::FeatureGates{});
   if (!framework) return framework.error();
-  auto docs = read_documents(args.values("filename"));
+  auto docs = read_job_documents(args);
   if (!docs) return report_error(docs.error());
   // Validation never builds objects, so the context needs no UID, clock or keys.
   const trainer::RenderContext ctx;
@@ -43,11 +43,13 @@ const Command& validate_command() {
       "A TrainJob is also checked against the runtime it references when that runtime is among\n"
       "the inputs, with every plugin's rules (the same admission path as render); when it is\n"
       "not, a warning names the runtime it was not checked against (a TrainingRuntime of that\n"
-      "name in another namespace rejects it). With -o, the defaulted objects are printed.",
+      "name in another namespace rejects it). With -o, the defaulted objects are printed.\n"
+      "Training Operator v1 jobs among the inputs are converted first ('trainerctl convert').",
       {},
       {kFilenameFlag,
        kBuiltinRuntimesFlag,
        kPluginFlag,
+       kStrictFlag,
        {"output",
         'o',
         "yaml|json",

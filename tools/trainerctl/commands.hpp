@@ -23,6 +23,10 @@ inline const Flag kBuiltinRuntimesFlag{
     "builtin-runtimes", '\0', "",
     "a ClusterTrainingRuntime that is not among the inputs may be one that ships with "
     "libtrainer (see 'trainerctl runtimes')"};
+// Inputs may be Training Operator v1 jobs (converted on the way in, docs/convert.md).
+inline const Flag kStrictFlag{
+    "strict", '\0', "",
+    "a Training Operator v1 field that Trainer v2 cannot express is an error, not a warning"};
 
 const Command& version_command();
 const Command& validate_command();
@@ -38,5 +42,6 @@ const Command& describe_command();
 const Command& wait_command();
 const Command& delete_command();
 const Command& controller_command();
+const Command& convert_command();
 
 }  // namespace trainerctl

@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "input_files.hpp"
 
+#include "output.hpp"
+
+#include "trainer/convert.hpp"
+
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <utility>
 
 namespace trainerctl {
 namespace {
@@ -58,6 +63,15 @@ trainer::Result<std::vector<boost::json::value>> read_documents(
     std::move(docs->begin(), docs->end(), std::back_inserter(all));
   }
   return all;
+}
+
+trainer::Result<std::vector<boost::json::value>> read_job_documents(const Parsed& args) {
+  auto docs = read_documents(args.values("filename"));
+  if (!docs) return docs;
+  trainer::convert::Options options;
+  options.strict = args.enabled("strict");
+  options.namespace_ = args.value("namespace");
+  return trainer::convert::convert_documents(std::move(*docs), options, print_warning);
 }
 
 }  // namespace trainerctl

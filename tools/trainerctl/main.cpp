@@ -21,7 +21,8 @@ const std::vector<const Command*>& commands() {
       &trainerctl::runtimes_command(), &trainerctl::keygen_command(),
       &trainerctl::apply_command(),    &trainerctl::get_command(),
       &trainerctl::describe_command(), &trainerctl::wait_command(),
-      &trainerctl::delete_command(),   &trainerctl::controller_command()};
+      &trainerctl::delete_command(),   &trainerctl::controller_command(),
+      &trainerctl::convert_command()};
   return all;
 }
 
