@@ -5,6 +5,7 @@
 #include "output.hpp"
 #include "plugin_flags.hpp"
 #include "render_context.hpp"
+#include "run_tuning.hpp"
 
 #include "trainer/local.hpp"
 #include "trainer/render.hpp"
@@ -114,6 +115,8 @@ int run_run(const Parsed& args) {
   if (!framework) return framework.error();
   auto docs = read_job_documents(args);
   if (!docs) return report_error(docs.error());
+  // An OptimizationJob among the inputs: its trials run here instead (run_tuning.cpp).
+  if (has_optimization_job(*docs)) return run_tuning(args, std::move(*docs), framework->get());
   const auto ctx = make_render_context(args.value("uid"), std::nullopt);
   trainer::RenderDocumentsOptions render_options;
   render_options.namespace_ = args.value("namespace");
@@ -199,7 +202,11 @@ const Command& run_command() {
       "not pulled). Exit status: 0 Complete, 1 Failed (or the inputs were rejected), 3 Suspended\n"
       "(nothing ran). SIGINT/SIGTERM stop every pod (grace period, then SIGKILL); the run ends\n"
       "Failed. Training Operator v1 jobs among the inputs are converted first ('trainerctl\n"
-      "convert').",
+      "convert'). An OptimizationJob among the inputs (with its trials' runtime) is tuned\n"
+      "instead: its trial TrainJobs run here, parallelTrials at a time, each in\n"
+      "<run-dir>/<trial>, with a table of the trials (a line per change when stderr is not a\n"
+      "terminal), then the best trial; <run-dir>/results.json holds every trial and the status\n"
+      "(docs/tuning.md). Exit status then: 0 Complete, 1 Failed or stopped.",
       {},
       {kFilenameFlag,
        {"run-dir", '\0', "DIR",

@@ -2,6 +2,7 @@
 // `trainerctl status DIR`: the state of a local run (running or finished).
 #include "commands.hpp"
 #include "output.hpp"
+#include "run_tuning.hpp"
 
 #include "trainer/local.hpp"
 
@@ -16,6 +17,8 @@ namespace {
 int run_status(const Parsed& args) {
   const std::string& dir = args.args()[0];
   const bool as_json = args.value("output") == "json";
+  // A tuning run folder (trainerctl run of an OptimizationJob) has results.json.
+  if (is_tuning_run(dir)) return print_tuning_status(dir, as_json);
   auto status = trainer::local::read_status(dir);
   if (!status) return report_error(status.error());
   if (as_json) {
@@ -66,7 +69,8 @@ const Command& status_command() {
   static const Command command{
       "status",
       "the state of a local run folder",
-      "The phase, TrainJob conditions and pods of a local run (`trainerctl run`).",
+      "The phase, TrainJob conditions and pods of a local run (`trainerctl run`); of a tuning run\n"
+      "(an OptimizationJob), its conditions, best trial and trials from results.json.",
       {{"RUN_DIR", true}},
       {{"output", 'o', "json", "json: the run folder's state.json as it is", {"json"}}},
       run_status};
