@@ -85,7 +85,7 @@ class Runner {
   Result<LocalTuningResult> run() {
     const auto started = std::chrono::steady_clock::now();
     bool stopping = false;
-    bool exhausted = false;
+    bool& exhausted = exhausted_;
     for (;;) {
       reap_finished();
       apply_median_stop();
@@ -327,7 +327,18 @@ class Runner {
     std::vector<Trial> plain;
     for (const auto& t : trials) plain.push_back(t.trial);
     const std::string now = options_.context.now ? options_.context.now() : utc_now();
-    status_ = derive_status(job_, plain, status_, now);
+    // A sampler with fewer suggestions than numTrials (a small grid) ends the job with the
+    // trials it has, as Katib's experiment ends when its suggestions are exhausted.
+    if (exhausted_ && plain.size() < num_trials_ &&
+        std::none_of(plain.begin(), plain.end(), [](const Trial& t) {
+          return t.state == TrialState::kPending || t.state == TrialState::kRunning;
+        })) {
+      OptimizationJob ended = job_;
+      ended.spec.num_trials = static_cast<std::int32_t>(plain.size());
+      status_ = derive_status(ended, plain, status_, now);
+    } else {
+      status_ = derive_status(job_, plain, status_, now);
+    }
     if (options_.on_progress) options_.on_progress(trials);
     return detail::write_results(options_.run_dir,
                                  detail::results_document(job_, trials, status_, finished));
@@ -341,6 +352,7 @@ class Runner {
   std::size_t num_trials_;
   std::size_t parallel_;
   OptimizationJobStatus status_;
+  bool exhausted_ = false;  // the sampler has no further suggestion
 
   std::mutex mu_;  // guards slots_' trials and executors, and changed_
   std::condition_variable cv_;

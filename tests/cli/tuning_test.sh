@@ -82,6 +82,13 @@ if tune grid "$ex/synthetic-grid.yaml"; then
   grep -qF "best trial: $best x=0.25 z=2" "$tmp/grid.out" || fail "grid: best $best"
 fi
 
+# A grid smaller than numTrials: the run ends Complete when the grid is exhausted.
+sed 's/numTrials: 6/numTrials: 8/' "$ex/synthetic-grid.yaml" >"$tmp/grid8.yaml"
+if tune grid8 "$tmp/grid8.yaml"; then
+  best=$(check_results grid8 6)
+  [[ $best == synthetic-grid-trial-3 ]] || fail "grid8: best $best"
+fi
+
 # Median stopping: the fourth trial's rising loss stops it at the start step.
 if tune medianstop "$ex/synthetic-medianstop.yaml"; then
   python3 - "$tmp/medianstop/results.json" <<'EOF' || fail "medianstop: results.json"
