@@ -185,6 +185,10 @@ std::optional<V1Job> read_v1_job(const json::object& job, const KindInfo& info,
     }
     const bool worker_zero = role.type == "Worker" && info.default_replicas_worker == 0;
     role.replicas = find_int(*rs, "replicas").value_or(worker_zero ? 0 : 1);
+    if (const auto* r = rs->if_contains("replicas");
+        r != nullptr && !r->is_null() && !find_int(*rs, "replicas")) {
+      diag.refuse(field_type_invalid(role.path + ".replicas", *r, "must be an integer"));
+    }
     if (role.replicas < 0) {
       diag.refuse(field_invalid(role.path + ".replicas", json::value(role.replicas),
                                 "must be greater than or equal to 0"));
@@ -198,6 +202,12 @@ std::optional<V1Job> read_v1_job(const json::object& job, const KindInfo& info,
                                       {"Always", "OnFailure", "Never", "ExitCode"}));
     }
     if (const auto* t = find_object(*rs, "template")) role.pod_template = *t;
+    if (const auto* p = find_object(role.pod_template, "spec");
+        p != nullptr && p->contains("containers") && !p->at("containers").is_array()) {
+      diag.refuse(field_type_invalid(role.path + ".template.spec.containers", p->at("containers"),
+                                     "must be an array"));
+      continue;
+    }
     check_containers(role.pod_template, role.path, info, diag);
     if (info.add_port) {
       if (auto* c = default_container(role.pod_template, info.container)) {

@@ -91,6 +91,10 @@ void elastic_env(const V1Job& job, const json::object& ep, const std::string& wo
 
 Plan plan(const V1Job& job, Diagnostics& diag) {
   const auto* elastic = find_object(job.spec, "elasticPolicy");
+  if (const auto* e = job.spec.if_contains("elasticPolicy");
+      e != nullptr && !e->is_null() && elastic == nullptr) {
+    diag.refuse(field_type_invalid("spec.elasticPolicy", *e, "must be an object"));
+  }
   check_webhook(job, elastic, diag);
   Plan p;
   if (diag.failed()) return p;

@@ -87,8 +87,13 @@ RunPolicyMapping map_run_policy(const V1Job& job, Diagnostics& diag) {
       map_clean_pod_policy(*v, "spec.cleanPodPolicy", diag);
     }
   }
-  const auto* rp = find_object(job.spec, "runPolicy");
-  if (rp == nullptr) return out;
+  const auto* rp_value = job.spec.if_contains("runPolicy");
+  if (rp_value == nullptr || rp_value->is_null()) return out;
+  const auto* rp = rp_value->if_object();
+  if (rp == nullptr) {
+    diag.refuse(field_type_invalid(kRunPolicy, *rp_value, "must be an object"));
+    return out;
+  }
   for (const auto& [key, value] : *rp) {
     const std::string path = std::string(kRunPolicy) + "." + std::string(key);
     if (key == "cleanPodPolicy") {
@@ -111,6 +116,8 @@ RunPolicyMapping map_run_policy(const V1Job& job, Diagnostics& diag) {
       }
     } else if (key == "schedulingPolicy" && value.is_object()) {
       map_scheduling_policy(job, value.get_object(), out, diag);
+    } else if (key == "schedulingPolicy" && !value.is_null()) {
+      diag.refuse(field_type_invalid(path, value, "must be an object"));
     } else {
       diag.warn(path, value, "is not a known v1 field; it is dropped");
     }

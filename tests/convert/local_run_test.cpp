@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <mutex>
 
 #include <unistd.h>
@@ -66,6 +67,8 @@ Run run_locally(const std::string& fixture_name) {
   run.status = boost::json::serialize((*started)->status());
   if (run.phase != Phase::kComplete && run.phase != Phase::kFailed) (*started)->cancel();
   (*started)->wait(std::chrono::seconds(30));
+  std::error_code ignored;
+  std::filesystem::remove_all(tmpl, ignored);
   return run;
 }
 

@@ -196,3 +196,32 @@ TEST_CASE("convert_documents replaces convertible documents in place", "[convert
   REQUIRE_FALSE(other.has_value());
   CHECK(other.error().code == trainer::ErrorCode::kUnsupported);
 }
+
+TEST_CASE("malformed v1 jobs are refused with a field path, never a crash", "[convert]") {
+  const char* bodies[] = {
+      R"({"spec": 1})",
+      R"({"spec": {"pytorchReplicaSpecs": []}})",
+      R"({"spec": {"pytorchReplicaSpecs": {"Worker": 1}}})",
+      R"({"spec": {"pytorchReplicaSpecs": {"Worker": {"replicas": "two"}}}})",
+      R"({"spec": {"pytorchReplicaSpecs": {"Worker": {"template": {"spec": {"containers": {}}}}}}})",
+      R"({"spec": {"pytorchReplicaSpecs": {"Worker": {"template": {"spec": {"containers": [1]}}}}}})",
+      R"({"spec": {"runPolicy": [], "pytorchReplicaSpecs": {"Worker": {"template": {"spec":
+          {"containers": [{"name": "pytorch", "image": "i"}]}}}}}})",
+      R"({"spec": {"elasticPolicy": "yes", "pytorchReplicaSpecs": {"Worker": {"template":
+          {"spec": {"containers": [{"name": "pytorch", "image": "i"}]}}}}}})",
+      R"({"spec": {"runPolicy": {"schedulingPolicy": 3}, "pytorchReplicaSpecs": {"Worker":
+          {"template": {"spec": {"containers": [{"name": "pytorch", "image": "i"}]}}}}}})",
+  };
+  for (const char* body : bodies) {
+    auto job = json::parse(body);
+    job.as_object()["apiVersion"] = "kubeflow.org/v1";
+    job.as_object()["kind"] = "PyTorchJob";
+    job.as_object()["metadata"] = json::object{{"name", "p"}};
+    INFO(body);
+    auto r = trainer::convert::convert_job(job);
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().code == trainer::ErrorCode::kInvalid);
+    REQUIRE_FALSE(r.error().fields.empty());
+    CHECK(r.error().fields[0].path.rfind("spec", 0) == 0);
+  }
+}
