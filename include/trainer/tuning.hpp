@@ -80,9 +80,11 @@ inline constexpr const char* kAlgorithmAnnotation = "tuning.trainer.kubeflow.org
 [[nodiscard]] std::vector<std::pair<std::string, double>> parse_metrics_line(
     std::string_view line, const std::vector<std::string>& names);
 
-/// Katib's `medianstop`: stop a running trial at step >= `start_step` when its best objective so
-/// far is worse than the median of the completed trials' running averages at the same step,
-/// once at least `min_trials_required` trials have succeeded.
+/// Katib's `medianstop`: once at least `min_trials_required` trials have succeeded, the rule
+/// value is the arithmetic mean (Katib calls it the median) of each succeeded trial's average
+/// over its first `start_step` objective reports; a running trial is stopped when, at its
+/// `start_step`-th report, its best objective so far is worse than that value (checked once, at
+/// that report, as Katib's collector does).
 struct MedianStop {
   int min_trials_required = 3;
   int start_step = 4;
