@@ -84,7 +84,7 @@ class Runner {
 
   Result<LocalTuningResult> run() {
     const auto started = std::chrono::steady_clock::now();
-    bool stopping = false;
+    bool& stopping = stopping_;
     bool& exhausted = exhausted_;
     for (;;) {
       reap_finished();
@@ -328,8 +328,9 @@ class Runner {
     for (const auto& t : trials) plain.push_back(t.trial);
     const std::string now = options_.context.now ? options_.context.now() : utc_now();
     // A sampler with fewer suggestions than numTrials (a small grid) ends the job with the
-    // trials it has, as Katib's experiment ends when its suggestions are exhausted.
-    if (exhausted_ && plain.size() < num_trials_ &&
+    // trials it has, as Katib's experiment ends when its suggestions are exhausted; so does a
+    // stopped run (its cancelled trials are Failed).
+    if ((exhausted_ || stopping_) && plain.size() < num_trials_ &&
         std::none_of(plain.begin(), plain.end(), [](const Trial& t) {
           return t.state == TrialState::kPending || t.state == TrialState::kRunning;
         })) {
@@ -353,6 +354,7 @@ class Runner {
   std::size_t parallel_;
   OptimizationJobStatus status_;
   bool exhausted_ = false;  // the sampler has no further suggestion
+  bool stopping_ = false;   // a stop request or the timeout: no further trial starts
 
   std::mutex mu_;  // guards slots_' trials and executors, and changed_
   std::condition_variable cv_;

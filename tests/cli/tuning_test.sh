@@ -103,6 +103,21 @@ assert doc["status"]["result"]["trainJobName"] == "synthetic-medianstop-trial-0"
 EOF
 fi
 
+# SIGINT stops the run: the running trial is cancelled (Failed), none starts, results.json is
+# written and the exit status is 1.
+sed 's/n = t < 0 ? 5 : 40/n = 40/' "$ex/synthetic-medianstop.yaml" >"$tmp/long.yaml"
+timeout --preserve-status -k 20 -s INT 1.5 "$ctl" run -f "$tmp/long.yaml" -f "$ex/synthetic-runtime.yaml" \
+  --isolation=host --run-dir="$tmp/stopped" --pod-helper="$pod_helper" >"$tmp/stopped.out" 2>&1
+rc=$?
+[[ $rc -eq 1 ]] || { fail "stopped: exit $rc"; cat "$tmp/stopped.out"; }
+python3 - "$tmp/stopped/results.json" <<'EOF' || fail "stopped: results.json"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["finished"] is True
+assert [(t["state"], t["message"]) for t in doc["trials"]] == [("Failed", "cancelled")], doc["trials"]
+assert {c["type"]: c["reason"] for c in doc["status"]["conditions"]}.get("Failed") == "AllTrialsFailed", doc["status"]
+EOF
+
 # Bad input: an unknown early stopping algorithm names the annotation.
 sed 's/early-stopping: medianstop/early-stopping: hyperband/' "$ex/synthetic-medianstop.yaml" >"$tmp/bad.yaml"
 if "$ctl" run -f "$tmp/bad.yaml" -f "$ex/synthetic-runtime.yaml" --isolation=host \

@@ -119,6 +119,11 @@ class Progress {
     }
     std::fflush(stderr);
   }
+  // The final table (stdout) takes the live one's place.
+  void done() {
+    if (tty_ && lines_ > 0) std::fprintf(stderr, "\033[%dF\033[J", lines_);
+    lines_ = 0;
+  }
 
  private:
   std::string metric_;
@@ -235,6 +240,7 @@ int run_tuning(const Parsed& args, std::vector<json::value> docs,
   StopSignals signals([&stop] { stop.store(true); });
 
   auto result = trainer::tuning::run_local(std::move(job), std::move(options));
+  progress.done();
   if (!result) return report_error(result.error());
   std::vector<Row> rows;
   for (const auto& t : result->trials) rows.push_back(row_of(t, metric));
