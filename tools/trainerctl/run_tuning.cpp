@@ -84,12 +84,21 @@ int print_rows(std::FILE* out, const std::vector<Row>& rows, const std::string& 
   const int nw = static_cast<int>(name_w), pw = static_cast<int>(param_w);
   std::string metric_head = metric;
   for (auto& c : metric_head) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  std::fprintf(out, "%-*s  %-12s  %-*s  %-12s  %-5s  %s\n", nw, "TRIAL", "STATE", pw, "PARAMETERS",
-               metric_head.c_str(), "STEPS", "MESSAGE");
-  for (const auto& r : rows) {
-    std::fprintf(out, "%-*s  %-12s  %-*s  %-12s  %-5s  %s\n", nw, r.name.c_str(), r.state.c_str(),
-                 pw, r.parameters.c_str(), r.metric.c_str(), r.steps.c_str(), r.message.c_str());
-  }
+  // Columns padded, the line's end without trailing blanks.
+  const auto line = [&](const std::string& a, const std::string& b, const std::string& c,
+                        const std::string& d, const std::string& e, const std::string& f) {
+    const char* format = "%-*s  %-12s  %-*s  %-12s  %-5s  %s";
+    const int size = std::snprintf(nullptr, 0, format, nw, a.c_str(), b.c_str(), pw, c.c_str(),
+                                   d.c_str(), e.c_str(), f.c_str());
+    std::string text(static_cast<std::size_t>(std::max(size, 0)) + 1, '\0');
+    std::snprintf(text.data(), text.size(), format, nw, a.c_str(), b.c_str(), pw, c.c_str(),
+                  d.c_str(), e.c_str(), f.c_str());
+    text.pop_back();
+    text.erase(text.find_last_not_of(' ') + 1);
+    std::fprintf(out, "%s\n", text.c_str());
+  };
+  line("TRIAL", "STATE", "PARAMETERS", metric_head, "STEPS", "MESSAGE");
+  for (const auto& r : rows) line(r.name, r.state, r.parameters, r.metric, r.steps, r.message);
   return static_cast<int>(rows.size()) + 1;
 }
 
