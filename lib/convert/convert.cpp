@@ -6,6 +6,7 @@
 #include "trainer/convert.hpp"
 
 #include "api/json_path.hpp"
+#include "convert/katib_experiment.hpp"
 #include "convert/v1_kinds.hpp"
 
 namespace trainer::convert {
@@ -35,8 +36,7 @@ Result<Conversion> convert_job(const json::value& job, const Options& options) {
     }
   }
   if (api == kKatib && kind == kExperiment) {
-    // Katib Experiment -> OptimizationJob: lib/convert/katib_*.cpp hooks in here.
-    return fail(ErrorCode::kUnsupported, "converting a Katib Experiment is not implemented yet");
+    return detail::convert_experiment(*obj, options);
   }
   return fail(ErrorCode::kUnsupported,
               "cannot convert " + (kind.empty() ? std::string("an object without a kind") : kind) +

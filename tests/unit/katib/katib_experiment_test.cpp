@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Katib Experiment -> OptimizationJob (trainer::convert, reference 5.4) on Katib's example
+// experiments (tests/data/katib, our own copies), then admitted as the output would be.
+#include "trainer/admission.hpp"
+#include "trainer/codec.hpp"
+#include "trainer/convert.hpp"
+
+#include <boost/json/parse.hpp>
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace json = boost::json;
+using Strings = std::vector<std::string>;
+
+namespace {
+
+json::value experiment(const std::string& file) {
+  std::ifstream in("tests/data/katib/" + file, std::ios::binary);
+  REQUIRE(in);
+  std::ostringstream s;
+  s << in.rdbuf();
+  auto docs = trainer::parse_documents(s.str());
+  REQUIRE(docs);
+  REQUIRE(docs->size() == 1);
+  return docs->front();
+}
+
+json::value yaml(const char* text) {
+  auto docs = trainer::parse_documents(text);
+  REQUIRE(docs);
+  return docs->front();
+}
+
+// A small valid experiment with `extra` spliced into its spec.
+json::value small(const std::string& spec_extra, const std::string& algorithm = "random",
+                  const std::string& param =
+                      "{name: lr, parameterType: double, feasibleSpace: "
+                      "{min: \"0.1\", max: \"0.5\"}}") {
+  const std::string text = R"(apiVersion: kubeflow.org/v1beta1
+kind: Experiment
+metadata: {name: e}
+spec:
+  objective: {type: minimize, objectiveMetricName: loss}
+  algorithm: {algorithmName: )" +
+                           algorithm +
+                           R"(}
+  maxTrialCount: 4
+  parameters: [)" + param + R"(]
+  trialTemplate:
+    trialParameters: [{name: lr, reference: lr}]
+    trialSpec:
+      apiVersion: trainer.kubeflow.org/v1alpha1
+      kind: TrainJob
+      spec:
+        runtimeRef: {name: torch-distributed}
+        trainer: {args: ["--lr=${trialParameters.lr}"]}
+)" + spec_extra;
+  auto docs = trainer::parse_documents(text);
+  REQUIRE(docs);
+  return docs->front();
+}
+
+Strings paths_of(const trainer::Error& e) {
+  Strings out;
+  for (const auto& f : e.fields) out.push_back(f.to_string());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("Katib's random example converts to a PlainML runtime and an OptimizationJob",
+          "[convert][katib]") {
+  const auto exp = experiment("random.yaml");
+  REQUIRE(trainer::convert::is_convertible("kubeflow.org/v1beta1", "Experiment"));
+  auto out = trainer::convert::convert_job(exp);
+  REQUIRE(out);
+  REQUIRE(out->objects.size() == 2);
+  CHECK(trainer::encode_json(out->objects[0]) == trainer::encode_json(json::parse(R"j({
+    "apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainingRuntime",
+    "metadata": {"name": "random-trial", "namespace": "kubeflow"},
+    "spec": {"mlPolicy": {"numNodes": 1},
+      "template": {"spec": {"replicatedJobs": [{"name": "node", "template": {
+        "metadata": {"labels": {"trainer.kubeflow.org/trainjob-ancestor-step": "trainer"}},
+        "spec": {"template": {"spec": {
+          "containers": [{"name": "node", "image": "docker.io/kubeflowkatib/mxnet-mnist:latest",
+            "command": ["python3", "/opt/mxnet-mnist/mnist.py", "--batch-size=64",
+                        "--lr=$(KUBEFLOW_TRAINER_OPT_LR)",
+                        "--num-layers=$(KUBEFLOW_TRAINER_OPT_NUM_LAYERS)",
+                        "--optimizer=$(KUBEFLOW_TRAINER_OPT_OPTIMIZER)"]
+}],
+          "restartPolicy": "Never"
+}
+}
+}
+}
+}]
+}
+}
+}
+})j")));
+  CHECK(trainer::encode_json(out->objects[1]) == trainer::encode_json(json::parse(R"j({
+    "apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "OptimizationJob",
+    "metadata": {"name": "random", "namespace": "kubeflow"},
+    "spec": {
+      "objectives": [{"metric": "Validation-accuracy", "direction": "Maximize"}],
+      "searchAlgorithm": {"random": {"seed": 10}},
+      "parameters": [
+        {"name": "lr", "searchSpace": {"uniform": {"min": "0.01", "max": "0.03", "type": "Float"}}},
+        {"name": "num-layers", "searchSpace": {"uniform": {"min": "2", "max": "5", "type": "Int"}}},
+        {"name": "optimizer", "searchSpace": {"categorical": {"choices": ["sgd", "adam", "ftrl"]}}}],
+      "numTrials": 12, "parallelTrials": 3,
+      "trainJobTemplate": {"spec": {"runtimeRef": {"name": "random-trial",
+                                                   "kind": "TrainingRuntime"}}}}})j")));
+  CHECK(out->warnings ==
+        Strings{"Experiment kubeflow/random: spec.objective.goal: 9.9E-1 has no OptimizationJob "
+                "equivalent; it is dropped",
+                "Experiment kubeflow/random: spec.objective.additionalMetricNames: "
+                "[\"Train-accuracy\"] has no OptimizationJob equivalent; the objective is the "
+                "last value the trial reports",
+                "Experiment kubeflow/random: spec.maxFailedTrialCount: 3 has no OptimizationJob "
+                "equivalent; it is dropped"});
+
+  // The output is admitted: the OptimizationJob's rules and its template against the runtime.
+  auto adm = trainer::admit(out->objects);
+  REQUIRE(adm);
+  CHECK(adm->ok());
+  CHECK(adm->warnings.empty());
+
+  // strict: every warning is an error at its path.
+  trainer::convert::Options strict;
+  strict.strict = true;
+  auto refused = trainer::convert::convert_job(exp, strict);
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().code == trainer::ErrorCode::kInvalid);
+  REQUIRE(refused.error().fields.size() == 3);
+  CHECK(refused.error().fields[2].path == "spec.maxFailedTrialCount");
+}
+
+TEST_CASE("Katib's grid example expands ranges to categorical choices", "[convert][katib]") {
+  auto out = trainer::convert::convert_job(experiment("grid.yaml"));
+  REQUIRE(out);
+  CHECK(out->warnings ==
+        Strings{"Experiment kubeflow/grid: spec.trialTemplate.primaryContainerName: \"node\" has "
+                "no OptimizationJob equivalent; the trainer container is the trial's"});
+  REQUIRE(out->objects.size() == 1);
+  CHECK(trainer::encode_json(out->objects[0]) == trainer::encode_json(json::parse(R"j({
+    "apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "OptimizationJob",
+    "metadata": {"name": "grid", "namespace": "kubeflow"},
+    "spec": {
+      "objectives": [{"metric": "loss", "direction": "Minimize"}],
+      "searchAlgorithm": {"grid": {}},
+      "parameters": [
+        {"name": "lr", "searchSpace": {"categorical": {"choices": ["0.001", "0.006"]}}},
+        {"name": "momentum", "searchSpace": {"categorical": {"choices": ["1", "4", "7"]}}},
+        {"name": "batch", "searchSpace": {"categorical": {"choices": ["32", "64"]}}}],
+      "numTrials": 12, "parallelTrials": 2,
+      "trainJobTemplate": {
+        "metadata": {"labels": {"team": "ml"}},
+        "spec": {"runtimeRef": {"name": "torch-distributed"},
+          "trainer": {"image": "docker.io/kubeflow/pytorch-mnist:latest",
+            "args": ["--lr=$(KUBEFLOW_TRAINER_OPT_LR)",
+                     "--momentum=$(KUBEFLOW_TRAINER_OPT_MOMENTUM)",
+                     "--batch-size=$(KUBEFLOW_TRAINER_OPT_BATCH)"]
+}
+}
+}
+}
+})j")));
+  auto adm = trainer::admit(out->objects);
+  REQUIRE(adm);
+  CHECK(adm->ok());
+}
+
+TEST_CASE("Katib Experiment conversion: defaults, refusals and warnings with paths",
+          "[convert][katib]") {
+  SECTION("parallelTrialCount defaults to Katib's 3, capped at maxTrialCount") {
+    auto out = trainer::convert::convert_job(small(""));
+    REQUIRE(out);
+    const auto& spec = out->objects.back().at("spec");
+    CHECK(spec.at("parallelTrials") == 3);
+    CHECK(out->objects.back().at("metadata").at("namespace") == "default");
+  }
+  SECTION("maxTrialCount is required and at most 100; parallel <= max") {
+    json::value experiment_json = small("");
+    auto& spec = experiment_json.at("spec").as_object();
+    spec["maxTrialCount"] = 101;
+    spec["parallelTrialCount"] = 9;
+    spec["x"] = json::array{1};
+    auto none = trainer::convert::convert_job(experiment_json);
+    REQUIRE_FALSE(none);
+    // Warnings (spec.x) are errors only under strict.
+    CHECK(paths_of(none.error()) ==
+          Strings{"spec.maxTrialCount: Invalid value: 101: an OptimizationJob runs 1..100 "
+                  "trials"});
+    spec["maxTrialCount"] = 4;
+    auto parallel = trainer::convert::convert_job(experiment_json);
+    REQUIRE_FALSE(parallel);
+    CHECK(paths_of(parallel.error()) ==
+          Strings{"spec.parallelTrialCount: Invalid value: 9: must be between 1 and "
+                  "maxTrialCount"});
+    spec.erase("maxTrialCount");
+    auto missing = trainer::convert::convert_job(experiment_json);
+    REQUIRE_FALSE(missing);
+    CHECK(paths_of(missing.error()) ==
+          Strings{"spec.maxTrialCount: Required value: an OptimizationJob runs a fixed number of "
+                  "trials (1..100)"});
+  }
+  SECTION("other algorithms, normal distributions, NAS and unknown kinds are refused") {
+    auto tpe = trainer::convert::convert_job(small("", "tpe"));
+    REQUIRE_FALSE(tpe);
+    CHECK(paths_of(tpe.error()) ==
+          Strings{"spec.algorithm.algorithmName: Unsupported value: \"tpe\": supported values: "
+                  "\"random\", \"grid\""});
+    auto normal = trainer::convert::convert_job(small(
+        "", "random",
+        R"({name: lr, parameterType: double, feasibleSpace: {min: "1", max: "2", distribution: normal}})"));
+    REQUIRE_FALSE(normal);
+    CHECK(normal.error().fields.at(0).path == "spec.parameters[0].feasibleSpace.distribution");
+    auto nas = trainer::convert::convert_job(small("  nasConfig: {}\n"));
+    REQUIRE_FALSE(nas);
+    CHECK(nas.error().fields.at(0).path == "spec.nasConfig");
+  }
+  SECTION("grid over a double needs a step; a step without grid is a warning") {
+    auto grid = trainer::convert::convert_job(small("", "grid"));
+    REQUIRE_FALSE(grid);
+    CHECK(paths_of(grid.error()) ==
+          Strings{"spec.parameters[0].feasibleSpace.step: Required value: grid search over a "
+                  "double parameter needs a step"});
+    auto stepped = trainer::convert::convert_job(small(
+        "", "random",
+        R"({name: lr, parameterType: double, feasibleSpace: {min: "0.1", max: "0.5", step: "0.1"}})"));
+    REQUIRE(stepped);
+    CHECK(stepped->warnings ==
+          Strings{"Experiment default/e: spec.parameters[0].feasibleSpace.step: \"0.1\" has no "
+                  "OptimizationJob equivalent; values are sampled from the whole range"});
+  }
+  SECTION("logUniform maps; the trial template's own fields warn") {
+    auto out = trainer::convert::convert_job(small(
+        "    successCondition: x\n", "random",
+        R"({name: lr, parameterType: double, feasibleSpace: {min: "0.001", max: "0.1", distribution: logUniform}})"));
+    REQUIRE(out);
+    CHECK(out->objects.back().at("spec").at("parameters").at(0).at("searchSpace") ==
+          json::parse(R"({"logUniform": {"min": "0.001", "max": "0.1", "type": "Float"}})"));
+    CHECK(out->warnings ==
+          Strings{"Experiment default/e: spec.trialTemplate.successCondition: \"x\" has no "
+                  "OptimizationJob equivalent; the TrainJob's Complete/Failed conditions decide "
+                  "a trial"});
+  }
+}
+
+TEST_CASE("Katib Experiment with a PyTorchJob trial goes through the v1 conversion",
+          "[convert][katib]") {
+  auto out = trainer::convert::convert_job(yaml(R"(apiVersion: kubeflow.org/v1beta1
+kind: Experiment
+metadata: {name: pt, namespace: team}
+spec:
+  objective: {type: minimize, objectiveMetricName: loss}
+  algorithm: {algorithmName: random}
+  maxTrialCount: 2
+  parallelTrialCount: 1
+  parameters: [{name: lr, parameterType: double, feasibleSpace: {min: "0.1", max: "0.5"}}]
+  trialTemplate:
+    primaryContainerName: pytorch
+    trialParameters: [{name: lr, reference: lr}]
+    trialSpec:
+      apiVersion: kubeflow.org/v1
+      kind: PyTorchJob
+      spec:
+        pytorchReplicaSpecs:
+          Master:
+            replicas: 1
+            template:
+              spec:
+                containers:
+                - name: pytorch
+                  image: pytorch:2
+                  command: [python, train.py, "--lr=${trialParameters.lr}"]
+)"));
+  REQUIRE(out);
+  REQUIRE_FALSE(out->objects.empty());
+  const auto& opt = out->objects.back();
+  CHECK(opt.at("kind") == "OptimizationJob");
+  const std::string text = trainer::encode_yaml_stream(out->objects);
+  CHECK(text.find("$(KUBEFLOW_TRAINER_OPT_LR)") != std::string::npos);
+  CHECK(text.find("${trialParameters") == std::string::npos);
+  auto adm = trainer::admit(out->objects, {}, trainer::AdmissionOptions{"", {}, nullptr, true});
+  REQUIRE(adm);
+  CHECK(adm->ok());
+}
