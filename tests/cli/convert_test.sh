@@ -117,7 +117,7 @@ if [[ -n ${TRAINER_KUBE_TEST_ENV:-} && -n $server && -f $server/env ]]; then
   ns=cli-convert-$(od -An -N4 -tx4 /dev/urandom | tr -d ' ')
   if api POST /api/v1/namespaces "{\"metadata\":{\"name\":\"$ns\"}}" >/dev/null; then
     run 0 apply -- apply -n "$ns" -f "$v1/pytorchjob.yaml" --request-timeout=30s && {
-      has apply "$out" "trainingruntime.trainer.kubeflow.org/pt-v1 serverside-applied"
+      lacks apply "$out" "pytorchjob"
       has apply "$out" "trainjob.trainer.kubeflow.org/pt serverside-applied"
       has apply "$err" "Warning: PyTorchJob $ns/pt: spec.runPolicy.cleanPodPolicy"
       api GET "/apis/trainer.kubeflow.org/v1alpha1/namespaces/$ns/trainjobs/pt" >/dev/null ||
