@@ -106,9 +106,8 @@ void warn_unknown_spec_fields(const V1Job& job, const std::vector<std::string_vi
   }
 }
 
-std::vector<json::value> build_objects(const V1Job& job, const Plan& plan, Diagnostics& diag) {
-  RunPolicyMapping rp = map_run_policy(job, diag);
-
+std::vector<json::value> build_objects(const V1Job& job, const Plan& plan, RunPolicyMapping rp,
+                                       Diagnostics& diag) {
   json::array rjobs;
   std::int64_t num_nodes = 1;
   bool has_ancestor = false;

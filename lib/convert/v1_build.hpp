@@ -8,6 +8,7 @@
 
 #include "convert/diagnostics.hpp"
 #include "convert/v1_job.hpp"
+#include "convert/v1_run_policy.hpp"
 
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
@@ -30,7 +31,7 @@ struct Plan {
 
 /// [TrainingRuntime, TrainJob].
 [[nodiscard]] std::vector<boost::json::value> build_objects(const V1Job& job, const Plan& plan,
-                                                            Diagnostics& diag);
+                                                            RunPolicyMapping rp, Diagnostics& diag);
 
 /// Warns about every key of `spec` that is neither the replica map, `runPolicy`, nor in
 /// `handled` (fields the kind converter mapped itself).

@@ -2,6 +2,7 @@
 #include "convert/v1_kinds.hpp"
 
 #include "api/json_path.hpp"
+#include "convert/v1_builtin.hpp"
 
 namespace trainer::convert::detail {
 
@@ -24,7 +25,11 @@ Result<Conversion> convert_v1(const boost::json::object& job, const KindConverte
   Plan plan = converter.plan(*v1, diag);
   if (diag.failed()) return std::move(diag).finish({}, options.strict);
   warn_unknown_spec_fields(*v1, converter.spec_fields, diag);
-  auto objects = build_objects(*v1, plan, diag);
+  RunPolicyMapping rp = map_run_policy(*v1, diag);
+  if (auto builtin = builtin_objects(*v1, plan, rp)) {
+    return std::move(diag).finish(std::move(*builtin), options.strict);
+  }
+  auto objects = build_objects(*v1, plan, std::move(rp), diag);
   return std::move(diag).finish(std::move(objects), options.strict);
 }
 

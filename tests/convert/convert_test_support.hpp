@@ -25,8 +25,13 @@ inline boost::json::value fixture(const std::string& name) {
   return docs->front();
 }
 
+/// Renders the converted objects in the TrainJob's namespace, with libtrainer's built-in
+/// runtimes available (what a conversion to torch-distributed references).
 inline trainer::Result<trainer::RenderOutput> render(const trainer::convert::Conversion& c) {
-  return trainer::render_documents(c.objects, trainer::system_render_context("uid-1"));
+  trainer::RenderDocumentsOptions options;
+  options.builtin_runtimes = true;
+  options.namespace_ = std::string(c.objects.back().at("metadata").at("namespace").as_string());
+  return trainer::render_documents(c.objects, trainer::system_render_context("uid-1"), options);
 }
 
 inline const boost::json::object* jobset(const trainer::RenderOutput& out) {

@@ -111,3 +111,19 @@ TEST_CASE("local run: converted PyTorchJob pods see RANK/WORLD_SIZE/MASTER_ADDR"
   CHECK(run.has("node-0-0 resolved " + master));
   CHECK(run.has("node-0-1 resolved " + master));
 }
+
+TEST_CASE("local run: a PyTorchJob on the built-in torch-distributed keeps the v1 env",
+          "[convert][local]") {
+  if (!can_isolate()) return;
+  Run run = run_locally("pytorch-simple.yaml");
+  INFO(lines(run.lines));
+  INFO(run.status);
+  CHECK(run.phase == Phase::kComplete);
+  const std::string master = "pytorch-simple-node-0-0.pytorch-simple";
+  for (int i = 0; i < 3; ++i) {
+    const std::string r = std::to_string(i);
+    CHECK(run.has("node-0-" + r + " RANK=" + r + " WORLD_SIZE=3 MASTER_ADDR=" + master +
+                  " PET_NODE_RANK=" + r));
+    CHECK(run.has("node-0-" + r + " resolved " + master));
+  }
+}

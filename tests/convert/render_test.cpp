@@ -52,6 +52,13 @@ TEST_CASE("TFJob PS+Worker: one replicatedJob per type, TF_CONFIG on JobSet addr
   CHECK(tf->at("ports").at(0).at("name") == "tfjob-port");
   CHECK(tf->at("ports").at(0).at("containerPort") == 2222);
   CHECK(js->at("spec").at("successPolicy").at("targetReplicatedJobs") == json::array{"worker"});
+  // v1's default successPolicy: Worker 0 succeeding completes the job.
+  CHECK(worker->at("template")
+            .at("spec")
+            .at("successPolicy")
+            .at("rules")
+            .at(0)
+            .at("succeededIndexes") == "0");
 }
 
 TEST_CASE("PyTorchJob with one Master/Worker template: one node replicatedJob, pod fields kept",
@@ -266,4 +273,36 @@ TEST_CASE("PaddleJob collective: PADDLE_* with the user's master port", "[conver
   CHECK(env(*w, "PADDLE_JOB_ID") == "paddle-simple-gpu");
   CHECK(env(*w, "PADDLE_TRAINER_NUM") == "<unset>");
   CHECK(w->at("resources").at("limits").at("nvidia.com/gpu") == 2);
+}
+
+TEST_CASE("PyTorchJob that TrainJob fields express: the built-in torch-distributed runtime",
+          "[convert]") {
+  auto c = trainer::convert::convert_job(fixture("pytorch-simple.yaml"));
+  REQUIRE(c.has_value());
+  CHECK(c->warnings.empty());
+  REQUIRE(c->objects.size() == 1);
+  const auto& spec = c->objects[0].at("spec");
+  CHECK(spec.at("runtimeRef").at("name") == "torch-distributed");
+  CHECK(spec.at("runtimeRef").at("kind") == "ClusterTrainingRuntime");
+  CHECK(spec.at("trainer").at("numNodes") == 3);
+  CHECK(spec.at("trainer").at("image") == "docker.io/kubeflowkatib/pytorch-mnist:v1beta1-45c5727");
+  CHECK(spec.at("trainer").at("resourcesPerNode").at("requests").at("cpu") == "1");
+  CHECK(spec.at("suspend") == false);
+  auto out = render(*c);
+  INFO((out ? lines(out->warnings) : text(out.error())));
+  REQUIRE(out.has_value());
+  const auto* node = replicated_job(*jobset(*out), "node");
+  REQUIRE(node != nullptr);
+  const auto* n = container(*node, "node");
+  REQUIRE(n != nullptr);
+  CHECK(env_index(*n, "V1_REPLICA_INDEX") < env_index(*n, "RANK"));
+  CHECK(env(*n, "RANK") == "$(V1_REPLICA_INDEX)");
+  CHECK(env(*n, "MASTER_ADDR") == "pytorch-simple-node-0-0.pytorch-simple");
+  CHECK(env(*n, "MASTER_PORT") == "23456");
+  CHECK(env(*n, "WORLD_SIZE") == "3");
+  CHECK(env(*n, "PYTHONUNBUFFERED") == "1");
+  // The plugin's own: same values as v1 set them, but for PET_MASTER_PORT (29500).
+  CHECK(env(*n, "PET_NNODES") == "3");
+  CHECK(env(*n, "PET_MASTER_ADDR") == "pytorch-simple-node-0-0.pytorch-simple");
+  CHECK(env(*n, "PET_NODE_RANK") == kIndexRef);
 }
