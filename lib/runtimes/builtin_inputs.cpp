@@ -51,8 +51,12 @@ Result<void> add_referenced_builtin_runtimes(std::vector<json::value>& documents
       if (const auto* meta = find_object(obj, {"metadata"})) {
         given.insert(find_string(*meta, "name").value_or(""));
       }
-    } else if (kind_of(obj) == TrainerKind::kTrainJob) {
-      const auto* ref = find_object(obj, {"spec", "runtimeRef"});
+    } else if (kind_of(obj) == TrainerKind::kTrainJob ||
+               kind_of(obj) == TrainerKind::kOptimizationJob) {
+      // An OptimizationJob's trials reference the runtime of its trainJobTemplate.
+      const auto* ref = kind_of(obj) == TrainerKind::kTrainJob
+                            ? find_object(obj, {"spec", "runtimeRef"})
+                            : find_object(obj, {"spec", "trainJobTemplate", "spec", "runtimeRef"});
       if (ref == nullptr) return;
       // The CRD defaults of runtimeRef: apiGroup trainer.kubeflow.org, kind ClusterTrainingRuntime.
       if (find_string(*ref, "apiGroup").value_or(kGroup) != kGroup) return;

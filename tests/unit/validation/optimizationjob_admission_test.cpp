@@ -142,3 +142,18 @@ TEST_CASE("admit gives an OptimizationJob without namespace the call's namespace
   CHECK(adm->ok());
   CHECK(adm->objects.optimization_jobs.at(0).metadata.namespace_ == "team");
 }
+
+TEST_CASE("builtin_runtimes adds the built-in runtime an OptimizationJob's template references",
+          "[admission][optimizationjob]") {
+  std::string text = opt_job_yaml();
+  text.replace(text.find("{name: rt, kind: TrainingRuntime}"),
+               std::string("{name: rt, kind: TrainingRuntime}").size(),
+               "{name: torch-distributed}");
+  trainer::AdmissionOptions options;
+  options.builtin_runtimes = true;
+  auto adm = trainer::admit(docs(text), {}, options);
+  REQUIRE(adm);
+  CHECK(adm->ok());
+  CHECK(adm->warnings.empty());
+  CHECK(adm->objects.cluster_training_runtimes.size() == 1);
+}
