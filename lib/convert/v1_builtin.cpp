@@ -87,7 +87,10 @@ std::optional<std::vector<json::value>> builtin_objects(const V1Job& job, const 
   const Builtin* builtin = builtin_for(job.info->kind);
   if (builtin == nullptr || plan.groups.size() != 1) return std::nullopt;
   const Group& g = plan.groups.front();
-  if (!g.command_prelude.empty() || g.role->restart_policy != "OnFailure") return std::nullopt;
+  // The built-ins' one replicatedJob is `node`: the addresses in the env must name it.
+  if (g.name != "node" || !g.command_prelude.empty() || g.role->restart_policy != "OnFailure") {
+    return std::nullopt;
+  }
   if (!rp.jobset_spec.empty() || !rp.pod_group_policy.empty() || !rp.template_annotations.empty() ||
       rp.backoff_limit) {
     return std::nullopt;

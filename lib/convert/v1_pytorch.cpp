@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// PyTorchJob (reference 1.2, 1.3, 2.2): Master and Worker with the same template become one
-// `node` replicatedJob (node rank = completion index, as v1's Master 0, Worker i -> i+1);
+// PyTorchJob (reference 1.2, 1.3, 2.2): Master and Worker with the same template (or only one
+// of them) become one `node` replicatedJob (node rank = completion index, as v1's Master 0,
+// Worker i -> i+1);
 // different templates become `master` and `worker`, the workers' RANK computed in a shell
 // prelude (env expansion cannot add 1).
 #include "api/json_path.hpp"
@@ -112,8 +113,10 @@ Plan plan(const V1Job& job, Diagnostics& diag) {
     if (ec == std::errc() && end == nproc.data() + nproc.size()) nproc_n = n;
   }
   const std::int64_t total = job.total_replicas();
-  const std::string master_rjob = merged ? "node" : "master";
-  const std::string worker_rjob = merged ? "node" : "worker";
+  // One replicatedJob `node` unless Master and Worker templates differ.
+  const bool single = merged || master == nullptr || worker == nullptr;
+  const std::string master_rjob = single ? "node" : "master";
+  const std::string worker_rjob = single ? "node" : "worker";
   const std::int64_t worker_offset = master != nullptr ? master->replicas : 0;
   const std::string worker0 = pod_address(job.name, worker_rjob, merged ? worker_offset : 0);
 
@@ -143,29 +146,20 @@ Plan plan(const V1Job& job, Diagnostics& diag) {
     return env;
   };
 
-  if (merged) {
-    Group g = make_group("node", master, total, false, env_for(*master, false));
-    p.groups.push_back(std::move(g));
+  if (single) {
+    const Role* role = master != nullptr ? master : worker;
+    p.groups.push_back(make_group("node", role, total, false, env_for(*role, false)));
     p.success_targets = {"node"};
     return p;
   }
-  if (master != nullptr) {
-    p.groups.push_back(
-        make_group("master", master, master->replicas, false, env_for(*master, false)));
-    p.success_targets = {"master"};
-  }
-  if (worker != nullptr) {
-    Group g =
-        make_group("worker", worker, worker->replicas, false, env_for(*worker, master != nullptr));
-    if (master != nullptr) {
-      const std::string rank =
-          "$((" + std::string(kIndexVar) + " + " + std::to_string(worker_offset) + "))";
-      g.command_prelude = "export RANK=" + rank + " PET_NODE_RANK=" + rank + ";";
-    } else {
-      p.success_targets = {"worker"};
-    }
-    p.groups.push_back(std::move(g));
-  }
+  p.groups.push_back(
+      make_group("master", master, master->replicas, false, env_for(*master, false)));
+  p.success_targets = {"master"};
+  Group g = make_group("worker", worker, worker->replicas, false, env_for(*worker, true));
+  const std::string rank =
+      "$((" + std::string(kIndexVar) + " + " + std::to_string(worker_offset) + "))";
+  g.command_prelude = "export RANK=" + rank + " PET_NODE_RANK=" + rank + ";";
+  p.groups.push_back(std::move(g));
   return p;
 }
 

@@ -119,12 +119,12 @@ TEST_CASE("PyTorchJob elastic: PET_* rendezvous env, scaling and metrics warned"
   auto out = render(*c);
   INFO((out ? lines(out->warnings) : text(out.error())));
   REQUIRE(out.has_value());
-  const auto* worker = replicated_job(*jobset(*out), "worker");
+  const auto* worker = replicated_job(*jobset(*out), "node");
   REQUIRE(worker != nullptr);
   const auto* pt = container(*worker, "pytorch");
   CHECK(env(*pt, "MASTER_ADDR") == "<unset>");
   CHECK(env(*pt, "PET_RDZV_ENDPOINT") ==
-        "elastic-example-imagenet-worker-0-0.elastic-example-imagenet:23456");
+        "elastic-example-imagenet-node-0-0.elastic-example-imagenet:23456");
   CHECK(env(*pt, "PET_RDZV_BACKEND") == "c10d");
   CHECK(env(*pt, "PET_NNODES") == "1:3");
   CHECK(env(*pt, "PET_MAX_RESTARTS") == "100");
@@ -250,9 +250,9 @@ TEST_CASE("JAXJob: COORDINATOR_*/NUM_PROCESSES/PROCESS_ID", "[convert]") {
   auto out = render(*c);
   INFO((out ? lines(out->warnings) : text(out.error())));
   REQUIRE(out.has_value());
-  const auto* w = container(*replicated_job(*jobset(*out), "worker"), "jax");
+  const auto* w = container(*replicated_job(*jobset(*out), "node"), "jax");
   REQUIRE(w != nullptr);
-  CHECK(env(*w, "COORDINATOR_ADDRESS") == "jaxjob-simple-worker-0-0.jaxjob-simple");
+  CHECK(env(*w, "COORDINATOR_ADDRESS") == "jaxjob-simple-node-0-0.jaxjob-simple");
   CHECK(env(*w, "COORDINATOR_PORT") == "6666");
   CHECK(env(*w, "NUM_PROCESSES") == "2");
   CHECK(env(*w, "PROCESS_ID") == "$(V1_REPLICA_INDEX)");
@@ -305,4 +305,46 @@ TEST_CASE("PyTorchJob that TrainJob fields express: the built-in torch-distribut
   CHECK(env(*n, "PET_NNODES") == "3");
   CHECK(env(*n, "PET_MASTER_ADDR") == "pytorch-simple-node-0-0.pytorch-simple");
   CHECK(env(*n, "PET_NODE_RANK") == kIndexRef);
+}
+
+TEST_CASE("XGBoostJob and JAXJob of one plain template: the built-in runtimes", "[convert]") {
+  // A job of the given replica types, each one replica of the same plain template.
+  auto plain = [](const std::string& kind, const std::string& field,
+                  const std::vector<std::string>& types, const std::string& container) {
+    json::object specs;
+    for (const auto& t : types) {
+      specs[t] = json::parse(R"({"replicas": 1, "restartPolicy": "OnFailure", "template":
+          {"spec": {"containers": [{"name": ")" +
+                             container + R"(", "image": "img", "command": ["train"]}]}}})");
+    }
+    return json::value(json::object{{"apiVersion", "kubeflow.org/v1"},
+                                    {"kind", kind},
+                                    {"metadata", json::object{{"name", "plain"}}},
+                                    {"spec", json::object{{field, std::move(specs)}}}});
+  };
+  auto x = trainer::convert::convert_job(
+      plain("XGBoostJob", "xgbReplicaSpecs", {"Master", "Worker"}, "xgboost"));
+  REQUIRE(x.has_value());
+  REQUIRE(x->objects.size() == 1);
+  CHECK(x->objects[0].at("spec").at("runtimeRef").at("name") == "xgboost-distributed");
+  auto xr = render(*x);
+  INFO((xr ? lines(xr->warnings) : text(xr.error())));
+  REQUIRE(xr.has_value());
+  const auto* xn = container(*replicated_job(*jobset(*xr), "node"), "node");
+  REQUIRE(xn != nullptr);
+  CHECK(env(*xn, "MASTER_ADDR") == "plain-node-0-0.plain");
+  CHECK(env(*xn, "WORKER_ADDRS") == "plain-node-0-1.plain");
+  CHECK(env(*xn, "DMLC_TRACKER_URI") == "plain-node-0-0.plain");
+
+  auto j = trainer::convert::convert_job(plain("JAXJob", "jaxReplicaSpecs", {"Worker"}, "jax"));
+  REQUIRE(j.has_value());
+  REQUIRE(j->objects.size() == 1);
+  CHECK(j->objects[0].at("spec").at("runtimeRef").at("name") == "jax-distributed");
+  auto jr = render(*j);
+  INFO((jr ? lines(jr->warnings) : text(jr.error())));
+  REQUIRE(jr.has_value());
+  const auto* jn = container(*replicated_job(*jobset(*jr), "node"), "node");
+  REQUIRE(jn != nullptr);
+  CHECK(env(*jn, "COORDINATOR_ADDRESS") == "plain-node-0-0.plain");
+  CHECK(env(*jn, "PROCESS_ID") == "$(V1_REPLICA_INDEX)");
 }
