@@ -275,7 +275,9 @@ TRAINER_API const char* trainer_document_warning(const trainer_document* doc, si
 
 /** Applies the CRD schema defaults to `doc` in place, as the API server does before admission
  *  (TrainJob: `suspend`, `managedBy`, `runtimeRef.apiGroup/kind`, ...; runtimes: MPI/Flux/
- *  coscheduling/Volcano policy defaults, JobSet `replicas`/`groupName`, ...). Untyped documents
+ *  coscheduling/Volcano policy defaults, JobSet `replicas`/`groupName`, ...; OptimizationJob:
+ *  `direction`, `searchAlgorithm`, `type`, `numTrials`, `parallelTrials` and the TrainJob
+ *  defaults in `trainJobTemplate.spec`). Untyped documents
  *  are left unchanged (TRAINER_OK). Idempotent.
  *  Errors: TRAINER_E_INVALID_ARGUMENT (`doc` NULL); TRAINER_E_NOMEM.
  *  Not thread-safe with other uses of the same list. @since 0.1 */

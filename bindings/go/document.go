@@ -77,7 +77,7 @@ type DocumentList struct {
 
 // ParseDocuments parses a YAML stream ("---"-separated documents) or JSON text. Empty and null
 // documents are skipped; a v1 List contributes its items. Typed Trainer kinds (TrainJob, TrainingRuntime,
-// ClusterTrainingRuntime) are decoded now, so their type errors surface here as CodeParse with
+// ClusterTrainingRuntime, OptimizationJob) are decoded now, so their type errors surface here as CodeParse with
 // a field error naming the path. No defaults are applied (see Document.Default).
 // opts may be nil for the library's limits. The caller must Close the list.
 func ParseDocuments(data []byte, opts *ParseOptions) (*DocumentList, error) {
