@@ -69,7 +69,8 @@ json::object pod_template(const V1Job& job, const Group& group,
     labels["training.kubeflow.org/replica-type"] = group.name;
   }
   auto& spec = ensure_object(tmpl, {"spec"});
-  map_restart_policy(job, *group.role, backoff_limit, job_spec, spec, diag);
+  map_restart_policy(*group.role, group.rename_to_node ? "node" : job.info->container,
+                     backoff_limit, job_spec, spec, diag);
   auto& containers = ensure_array(spec, "containers");
   for (std::size_t i = 0; i < containers.size(); ++i) {
     if (!containers[i].is_object()) continue;

@@ -125,7 +125,7 @@ RunPolicyMapping map_run_policy(const V1Job& job, Diagnostics& diag) {
   return out;
 }
 
-void map_restart_policy(const V1Job& job, const Role& role,
+void map_restart_policy(const Role& role, std::string_view container,
                         const std::optional<std::int64_t>& backoff_limit, json::object& job_spec,
                         json::object& pod_spec, Diagnostics& diag) {
   if (const auto* own = pod_spec.if_contains("restartPolicy");
@@ -153,7 +153,7 @@ void map_restart_policy(const V1Job& job, const Role& role,
   json::array codes;
   for (int c = 1; c <= 127; ++c) codes.push_back(c);
   json::object on_exit{
-      {"containerName", job.info->container}, {"operator", "In"}, {"values", std::move(codes)}};
+      {"containerName", container}, {"operator", "In"}, {"values", std::move(codes)}};
   job_spec["podFailurePolicy"] = json::object{
       {"rules",
        json::array{json::object{{"action", "FailJob"}, {"onExitCodes", std::move(on_exit)}}}}};

@@ -33,7 +33,8 @@ struct RunPolicyMapping {
 /// `role`'s restartPolicy (reference 2.8): Always/OnFailure restart in place, Never fails the
 /// Job at the first failure, ExitCode fails it on exit codes 1-127 of the default container
 /// and recreates the pod for the others.
-void map_restart_policy(const V1Job& job, const Role& role,
+/// `container`: the default container's name in the converted pod (MPI renames it `node`).
+void map_restart_policy(const Role& role, std::string_view container,
                         const std::optional<std::int64_t>& backoff_limit,
                         boost::json::object& job_spec, boost::json::object& pod_spec,
                         Diagnostics& diag);
