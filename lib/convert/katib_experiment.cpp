@@ -18,7 +18,7 @@
 
 #include <cctype>
 #include <cmath>
-#include <map>
+#include <regex>
 
 namespace trainer::convert::detail {
 namespace {
@@ -62,6 +62,14 @@ std::optional<double> number_of(const json::value* v) {
 
 std::string text_of(const json::value& v) {
   return v.is_string() ? std::string(v.get_string()) : json::serialize(v);
+}
+
+// A range bound as the OptimizationJob's `Double` pattern wants it: Katib's text when it already
+// matches (`0.01`), else the number's shortest text (`.5` -> `0.5`, `1.` -> `1.0`).
+std::string bound_text(const json::value& v, double number) {
+  static const std::regex kDouble(R"(^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$)");
+  const std::string text = text_of(v);
+  return std::regex_match(text, kDouble) ? text : trainer::detail::double_text(number);
 }
 
 class ExperimentConverter {
@@ -289,8 +297,8 @@ class ExperimentConverter {
         if (!values) return;
         out.search_space.categorical = CategoricalSearchSpace{std::move(*values)};
       } else {
-        RangeSearchSpace range{text_of(*space.if_contains("min")),
-                               text_of(*space.if_contains("max")),
+        RangeSearchSpace range{bound_text(*space.if_contains("min"), *min),
+                               bound_text(*space.if_contains("max"), *max),
                                is_int ? ParameterType::kInt : ParameterType::kFloat};
         if (distribution == "uniform") {
           out.search_space.uniform = std::move(range);
@@ -428,6 +436,22 @@ class ExperimentConverter {
       diag_.warn("spec.trialTemplate.trialSpec", json::value(nullptr), w);
     }
     job_.spec.train_job_template.spec = std::move(decoded->object.spec);
+    // The trial controller appends KUBEFLOW_TRAINER_OPT_* after the template's env, and
+    // Kubernetes expands `$(VAR)` in an env value only from earlier entries.
+    if (const auto& trainer = job_.spec.train_job_template.spec.trainer) {
+      for (std::size_t i = 0; i < trainer->env.size(); ++i) {
+        const auto* value = trainer->env[i].if_contains("value");
+        if (value != nullptr && value->is_string() &&
+            std::string_view(value->get_string()).find("$(KUBEFLOW_TRAINER_OPT_") !=
+                std::string_view::npos) {
+          diag_.warn(
+              "spec.trialTemplate.trialSpec.spec.trainer.env[" + std::to_string(i) + "].value",
+              *value,
+              "refers to a trial parameter, which the trial's env defines after it, so "
+              "Kubernetes leaves it unexpanded; use it in command or args");
+        }
+      }
+    }
   }
 
   // A batch/v1 Job: a PlainML TrainingRuntime whose one replicated job `node` runs the Job's

@@ -253,6 +253,22 @@ TEST_CASE("Katib Experiment conversion: defaults, refusals and warnings with pat
   }
 }
 
+TEST_CASE("Katib bounds become Double text; a parameter in a template env value warns",
+          "[convert][katib]") {
+  json::value exp = small(
+      "", "random", R"({name: lr, parameterType: double, feasibleSpace: {min: ".5", max: "2."}})");
+  exp.at("spec").at("trialTemplate").at("trialSpec").at("spec").at("trainer").as_object()["env"] =
+      json::parse(R"j([{"name": "LR", "value": "${trialParameters.lr}"}])j");
+  auto out = trainer::convert::convert_job(exp);
+  REQUIRE(out);
+  CHECK(out->objects.back().at("spec").at("parameters").at(0).at("searchSpace") ==
+        json::parse(R"({"uniform": {"min": "0.5", "max": "2.0", "type": "Float"}})"));
+  CHECK(out->warnings ==
+        Strings{"Experiment default/e: spec.trialTemplate.trialSpec.spec.trainer.env[0].value: "
+                "\"$(KUBEFLOW_TRAINER_OPT_LR)\" refers to a trial parameter, which the trial's env "
+                "defines after it, so Kubernetes leaves it unexpanded; use it in command or args"});
+}
+
 TEST_CASE("Katib Experiment with a PyTorchJob trial goes through the v1 conversion",
           "[convert][katib]") {
   auto out = trainer::convert::convert_job(yaml(R"(apiVersion: kubeflow.org/v1beta1
