@@ -94,12 +94,14 @@ Result<OptimizationReconcileResult> reconcile_optimization_job(kube::Client& cli
   const auto parallel = static_cast<std::size_t>(job.spec.parallel_trials.value_or(1));
   std::size_t active =
       static_cast<std::size_t>(std::count_if(trials.begin(), trials.end(), is_active));
+  bool exhausted = false;  // the sampler has fewer suggestions left than asked for
   if (trials.size() < num_trials && active < parallel) {
     auto sampler = tuning::make_sampler(job);
     if (!sampler) return tl::make_unexpected(sampler.error());
     const std::size_t count = std::min(parallel - active, num_trials - trials.size());
     auto suggestions = (*sampler)->suggest(trials, count);
     if (!suggestions) return tl::make_unexpected(suggestions.error());
+    exhausted = suggestions->size() < count;
     kube::ApplyOptions apply;
     apply.field_manager = std::string(kFieldManager);
     // The next free number: a trial deleted by hand is not made again under its name.
@@ -121,7 +123,11 @@ Result<OptimizationReconcileResult> reconcile_optimization_job(kube::Client& cli
   }
 
   const OptimizationJobStatus previous = job.status.value_or(OptimizationJobStatus{});
-  result.status = tuning::derive_status(job, trials, previous, now);
+  // A sampler that runs out before numTrials (a small grid) ends the job with the trials it
+  // made, as the local runner does and a Katib experiment does.
+  OptimizationJob judged = job;
+  if (exhausted && active == 0) judged.spec.num_trials = static_cast<std::int32_t>(trials.size());
+  result.status = tuning::derive_status(judged, trials, previous, now);
   result.trials = trials.size();
   result.active = active;
   // The status as the API encodes it, written when it differs from what the cluster holds.

@@ -136,3 +136,39 @@ TEST_CASE("an OptimizationJob reconcile creates trials and picks the best by tra
   }
   CHECK(complete);
 }
+
+TEST_CASE("an OptimizationJob whose grid is smaller than numTrials completes with the grid",
+          "[controller][tuning]") {
+  auto& server = ApiServer::shared();
+  const std::string ns = trainer::testing::unique_namespace(server, "tunegrid");
+  auto client = client_for(server);
+  const auto jobs = resource(client, "OptimizationJob");
+  auto doc = json::parse(kJob).as_object();
+  doc["spec"].as_object()["searchAlgorithm"] = json::object{{"grid", json::object{}}};
+  doc["spec"].as_object()["parameters"] =
+      json::array{{{"name", "lr"},
+                   {"searchSpace", {{"categorical", {{"choices", json::array{"0.1", "0.2"}}}}}}}};
+  REQUIRE(client.create(jobs, ns, doc));
+
+  auto first =
+      trainer::controller::reconcile_optimization_job(client, ns, "tune", "2026-01-01T00:00:00Z");
+  INFO((first ? std::string() : first.error().message));
+  REQUIRE(first);
+  CHECK(first->created == 2);
+  finish_trial(client, ns, "tune-trial-0", "0.5");
+  finish_trial(client, ns, "tune-trial-1", "0.75");
+  auto last =
+      trainer::controller::reconcile_optimization_job(client, ns, "tune", "2026-01-01T00:00:01Z");
+  REQUIRE(last);
+  CHECK(last->created == 0);
+  CHECK(last->trials == 2);
+  auto job = client.get(jobs, ns, "tune");
+  REQUIRE(job);
+  const auto& status = job->at("status").as_object();
+  CHECK(status.at("result").at("trainJobName") == "tune-trial-0");
+  bool complete = false;
+  for (const auto& c : status.at("conditions").as_array()) {
+    if (c.at("type") == "Complete") complete = c.at("status") == "True";
+  }
+  CHECK(complete);
+}
