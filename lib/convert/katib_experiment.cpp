@@ -234,17 +234,25 @@ class ExperimentConverter {
                                  "must be greater than 0"));
       return std::nullopt;
     }
+    if (!(min <= max)) {
+      diag_.refuse(field_invalid(path + ".feasibleSpace.max", json::value(max),
+                                 "must not be less than min"));
+      return std::nullopt;
+    }
     std::vector<std::string> out;
-    const double count = std::floor((max - min) / *step + (is_int ? 1.0 : 1.0 + 1e-9));
+    // A relative tolerance keeps `max` itself when (max - min) / step is a whole number that
+    // floating point lands just below or above.
+    const double tolerance = *step * 1e-9;
+    const double count = std::floor((max - min + tolerance) / *step) + 1;
     if (count > static_cast<double>(kMaxChoices)) {
       diag_.refuse(field_invalid(path + ".feasibleSpace", json::value(nullptr),
                                  "the grid has more than 100 values; an OptimizationJob "
                                  "parameter allows at most 100 choices"));
       return std::nullopt;
     }
-    for (double i = 0; i < count; ++i) {
-      const double value = min + i * *step;
-      if (value > max) break;
+    for (std::size_t i = 0; i < static_cast<std::size_t>(count); ++i) {
+      const double value = min + static_cast<double>(i) * *step;
+      if (value > max + tolerance) break;
       // Integers print without a fraction; doubles with their shortest round-trip text,
       // after rounding away the error of `min + i*step`.
       out.push_back(is_int ? std::to_string(static_cast<std::int64_t>(value))

@@ -253,6 +253,20 @@ TEST_CASE("Katib Experiment conversion: defaults, refusals and warnings with pat
   }
 }
 
+TEST_CASE("Katib grid over doubles keeps max when the steps reach it exactly", "[convert][katib]") {
+  auto out = trainer::convert::convert_job(small(
+      "", "grid",
+      R"({name: lr, parameterType: double, feasibleSpace: {min: "0", max: "1", step: "0.1"}})"));
+  REQUIRE(out);
+  CHECK(out->objects.back().at("spec").at("parameters").at(0).at("searchSpace") ==
+        json::parse(R"({"categorical": {"choices": ["0.0", "0.1", "0.2", "0.3", "0.4", "0.5",
+                                                     "0.6", "0.7", "0.8", "0.9", "1.0"]}})"));
+  auto reversed = trainer::convert::convert_job(
+      small("", "grid", R"({name: num, parameterType: int, feasibleSpace: {min: "5", max: "1"}})"));
+  REQUIRE_FALSE(reversed);
+  CHECK(reversed.error().fields.at(0).path == "spec.parameters[0].feasibleSpace.max");
+}
+
 TEST_CASE("Katib bounds become Double text; a parameter in a template env value warns",
           "[convert][katib]") {
   json::value exp = small(
