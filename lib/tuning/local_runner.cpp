@@ -82,6 +82,14 @@ class Runner {
         num_trials_(static_cast<std::size_t>(std::max(1, job_.spec.num_trials.value_or(1)))),
         parallel_(static_cast<std::size_t>(std::max(1, job_.spec.parallel_trials.value_or(1)))) {}
 
+  // The executors go first: their supervisor threads may still call back into this object
+  // (its mutexes) while they stop.
+  ~Runner() {
+    for (auto& s : slots_) s->exec.reset();
+  }
+  Runner(const Runner&) = delete;
+  Runner& operator=(const Runner&) = delete;
+
   Result<LocalTuningResult> run() {
     const auto started = std::chrono::steady_clock::now();
     bool& stopping = stopping_;
