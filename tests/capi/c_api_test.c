@@ -913,7 +913,8 @@ static void test_untyped_document(void) {
   CHECK(validation == NULL);
   CHECK_STR(trainer_error_message(err),
             "validation of kind \"ConfigMap\" (apiVersion \"v1\") is not supported: only "
-            "TrainJob, TrainingRuntime and ClusterTrainingRuntime of trainer.kubeflow.org");
+            "TrainJob, TrainingRuntime, ClusterTrainingRuntime and OptimizationJob of "
+            "trainer.kubeflow.org");
   trainer_error_free(err);
 
   /* kept as JSON: key order and string values survive */
