@@ -48,6 +48,37 @@ std::string tf_config(const V1Job& job, const Role& self) {
   return text;
 }
 
+// v1's sparse form for enableDynamicWorker (Go's SparseTFConfig: cluster.worker as a map with
+// only the pod's own entry, cluster.ps, task; no environment). A Worker's own address and map
+// key come from the completion index.
+std::string sparse_tf_config(const V1Job& job, const Role& self) {
+  const std::string idx = "$(" + std::string(kIndexVar) + ")";
+  const std::string type = lower(self.type);
+  const std::string own =
+      job.name + "-" + type + "-0-" + idx + "." + job.name + ":" + std::to_string(job.port(self));
+  std::string worker = "{}";
+  std::string ps = "[]";
+  if (type == "ps") {
+    ps = "[" + json::serialize(json::string(own)) + "]";
+  } else if (type == "worker") {
+    worker = "{\"" + idx + "\":" + json::serialize(json::string(own)) + "}";
+    const Role* ps_role = job.role("PS");
+    if (ps_role == nullptr) {
+      ps = "null";  // Go marshals the missing "ps" entry, a nil slice, as null
+    } else {
+      ps = "[";
+      for (std::int64_t i = 0; i < ps_role->replicas; ++i) {
+        if (i != 0) ps += ",";
+        ps += json::serialize(json::string(pod_address(job.name, "ps", i) + ":" +
+                                           std::to_string(job.port(*ps_role))));
+      }
+      ps += "]";
+    }
+  }
+  return "{\"cluster\":{\"worker\":" + worker + ",\"ps\":" + ps +
+         "},\"task\":{\"type\":" + json::serialize(json::string(type)) + ",\"index\":" + idx + "}}";
+}
+
 Plan plan(const V1Job& job, Diagnostics& diag) {
   Plan p;
   if (job.role("Chief") != nullptr && job.role("Master") != nullptr) {
@@ -61,13 +92,17 @@ Plan plan(const V1Job& job, Diagnostics& diag) {
   }
   const Role* chief = job.role("Chief") != nullptr ? job.role("Chief") : job.role("Master");
   const bool has_worker = job.role("Worker") != nullptr;
+  const auto* dyn = job.spec.if_contains("enableDynamicWorker");
+  const bool dynamic = dyn != nullptr && dyn->is_bool() && dyn->get_bool();
   for (const auto& r : job.roles) {
     Group g;
     g.name = lower(r.type);
     g.role = &r;
     g.count = r.replicas;
     g.all_containers = false;
-    if (tf_total != 1) g.env.push_back(env_var("TF_CONFIG", tf_config(job, r)));
+    if (tf_total != 1) {
+      g.env.push_back(env_var("TF_CONFIG", dynamic ? sparse_tf_config(job, r) : tf_config(job, r)));
+    }
     p.groups.push_back(std::move(g));
   }
   if (!has_worker && chief == nullptr && !p.groups.empty())
@@ -92,11 +127,10 @@ Plan plan(const V1Job& job, Diagnostics& diag) {
       }
     }
   }
-  if (const auto* dyn = job.spec.if_contains("enableDynamicWorker");
-      dyn != nullptr && dyn->is_bool() && dyn->get_bool()) {
+  if (dynamic) {
     diag.warn("spec.enableDynamicWorker", *dyn,
-              "has no Trainer v2 equivalent; TF_CONFIG is the dense form with every address "
-              "and failed Workers fail the job");
+              "keeps v1's sparse TF_CONFIG, but Trainer v2 has no dynamic workers: a failed "
+              "Worker fails the job");
   }
   return p;
 }

@@ -142,8 +142,8 @@ spec:
   REQUIRE(c.has_value());
   CHECK(c->warnings ==
         std::vector<std::string>{
-            "TFJob team/t: spec.enableDynamicWorker: true has no Trainer v2 equivalent; TF_CONFIG "
-            "is the dense form with every address and failed Workers fail the job",
+            "TFJob team/t: spec.enableDynamicWorker: true keeps v1's sparse TF_CONFIG, but "
+            "Trainer v2 has no dynamic workers: a failed Worker fails the job",
             "TFJob team/t: spec.futureField: 1 is not a known v1 field; it is dropped",
             "TFJob team/t: spec.runPolicy.schedulingPolicy.minAvailable: 1 has no Trainer v2 "
             "equivalent; the PodGroup's minMember is every pod (2)",
@@ -156,6 +156,22 @@ spec:
   CHECK(rt.at("template").at("spec").at("ttlSecondsAfterFinished") == 60);
   CHECK(c->objects[1].at("spec").at("suspend") == true);
   CHECK(c->objects[1].at("metadata").at("namespace") == "team");
+  const auto& env = c->objects[0]
+                        .at("spec")
+                        .at("template")
+                        .at("spec")
+                        .at("replicatedJobs")
+                        .at(0)
+                        .at("template")
+                        .at("spec")
+                        .at("template")
+                        .at("spec")
+                        .at("containers")
+                        .at(0)
+                        .at("env");
+  CHECK(env.at(1).at("value") ==
+        R"x({"cluster":{"worker":{"$(V1_REPLICA_INDEX)":"t-worker-0-$(V1_REPLICA_INDEX).t:2222"},)x"
+        R"x("ps":null},"task":{"type":"worker","index":$(V1_REPLICA_INDEX)}})x");
 
   trainer::convert::Options strict;
   strict.strict = true;
