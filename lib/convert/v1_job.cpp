@@ -125,8 +125,13 @@ void check_containers(const json::object& pod_template, const std::string& path,
 }  // namespace
 
 std::int64_t V1Job::port(const Role& role) const {
-  auto tmpl = role.pod_template;
-  if (const auto* c = default_container(tmpl, info->container)) {
+  const auto* spec = find_object(role.pod_template, "spec");
+  const auto* containers = spec != nullptr ? find_array(*spec, "containers") : nullptr;
+  if (containers == nullptr) return info->port;
+  // The default-named container (the webhook required one, except for MPI, which has no port).
+  for (const auto& value : *containers) {
+    const auto* c = value.if_object();
+    if (c == nullptr || find_string(*c, "name") != std::string(info->container)) continue;
     if (const auto* ports = find_array(*c, "ports")) {
       for (const auto& p : *ports) {
         if (p.is_object() && find_string(p.get_object(), "name") == std::string(info->port_name)) {

@@ -120,7 +120,7 @@ Plan plan(const V1Job& job, Diagnostics& diag) {
   const std::int64_t worker_offset = master != nullptr ? master->replicas : 0;
   const std::string worker0 = pod_address(job.name, worker_rjob, merged ? worker_offset : 0);
 
-  auto env_for = [&](const Role& role, bool prelude_rank) {
+  auto env_for = [&](bool prelude_rank) {
     json::array env;
     env.push_back(env_var("PYTHONUNBUFFERED", "1"));
     if (master != nullptr) {
@@ -142,20 +142,18 @@ Plan plan(const V1Job& job, Diagnostics& diag) {
     } else {
       elastic_env(job, *elastic, worker0, worker != nullptr ? job.port(*worker) : 0, env, diag);
     }
-    (void)role;
     return env;
   };
 
   if (single) {
     const Role* role = master != nullptr ? master : worker;
-    p.groups.push_back(make_group("node", role, total, false, env_for(*role, false)));
+    p.groups.push_back(make_group("node", role, total, false, env_for(false)));
     p.success_targets = {"node"};
     return p;
   }
-  p.groups.push_back(
-      make_group("master", master, master->replicas, false, env_for(*master, false)));
+  p.groups.push_back(make_group("master", master, master->replicas, false, env_for(false)));
   p.success_targets = {"master"};
-  Group g = make_group("worker", worker, worker->replicas, false, env_for(*worker, true));
+  Group g = make_group("worker", worker, worker->replicas, false, env_for(true));
   const std::string rank =
       "$((" + std::string(kIndexVar) + " + " + std::to_string(worker_offset) + "))";
   g.command_prelude = "export RANK=" + rank + " PET_NODE_RANK=" + rank + ";";
