@@ -117,6 +117,7 @@ class ExperimentConverter {
     if (!spec->contains("algorithm")) diag_.refuse(field_required("spec.algorithm", ""));
     parameters();
     trial_counts();
+    grid_size_rule();
     std::vector<json::value> objects;
     trial_template(objects);
     if (diag_.failed()) return std::move(diag_).finish({}, options_.strict);
@@ -373,6 +374,23 @@ class ExperimentConverter {
       parallel = *p;
     }
     job_.spec.parallel_trials = static_cast<std::int32_t>(parallel);
+  }
+
+  // Katib's grid validation: maxTrialCount may not exceed the number of combinations.
+  void grid_size_rule() {
+    if (!grid_ || !job_.spec.num_trials || diag_.failed()) return;
+    double combinations = 1;
+    for (const auto& p : job_.spec.parameters) {
+      if (p.search_space.categorical) {
+        combinations *= static_cast<double>(p.search_space.categorical->choices.size());
+      }
+    }
+    if (static_cast<double>(*job_.spec.num_trials) > combinations) {
+      diag_.refuse(field_invalid("spec.maxTrialCount", json::value(*job_.spec.num_trials),
+                                 "grid search has " +
+                                     std::to_string(static_cast<std::int64_t>(combinations)) +
+                                     " combinations; maxTrialCount must not exceed it"));
+    }
   }
 
   // `${trialParameters.<name>}` -> `$(KUBEFLOW_TRAINER_OPT_<REFERENCE>)` in the serialized

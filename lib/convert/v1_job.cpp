@@ -125,8 +125,8 @@ void check_containers(const json::object& pod_template, const std::string& path,
 }  // namespace
 
 std::int64_t V1Job::port(const Role& role) const {
-  const auto* spec = find_object(role.pod_template, "spec");
-  const auto* containers = spec != nullptr ? find_array(*spec, "containers") : nullptr;
+  const auto* pod_spec = find_object(role.pod_template, "spec");
+  const auto* containers = pod_spec != nullptr ? find_array(*pod_spec, "containers") : nullptr;
   if (containers == nullptr) return info->port;
   // The default-named container (the webhook required one, except for MPI, which has no port).
   for (const auto& value : *containers) {
