@@ -261,6 +261,12 @@ TEST_CASE("Katib grid over doubles keeps max when the steps reach it exactly", "
   CHECK(out->objects.back().at("spec").at("parameters").at(0).at("searchSpace") ==
         json::parse(R"({"categorical": {"choices": ["0.0", "0.1", "0.2", "0.3", "0.4", "0.5",
                                                      "0.6", "0.7", "0.8", "0.9", "1.0"]}})"));
+  auto too_many = trainer::convert::convert_job(
+      small("", "grid", R"({name: num, parameterType: int, feasibleSpace: {min: "1", max: "3"}})"));
+  REQUIRE_FALSE(too_many);
+  CHECK(paths_of(too_many.error()) ==
+        Strings{"spec.maxTrialCount: Invalid value: 4: grid search has 3 combinations; "
+                "maxTrialCount must not exceed it"});
   auto reversed = trainer::convert::convert_job(
       small("", "grid", R"({name: num, parameterType: int, feasibleSpace: {min: "5", max: "1"}})"));
   REQUIRE_FALSE(reversed);
