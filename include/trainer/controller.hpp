@@ -133,7 +133,8 @@ struct ControllerOptions {
   std::chrono::milliseconds backoff_base{5};
   std::chrono::milliseconds backoff_max{std::chrono::seconds(1000)};
   LeaderElection leader_election;
-  /// Reconcile every TrainJob that exists at start once, then return (`--once`).
+  /// Reconcile every TrainJob and OptimizationJob that exists at start once (and the trial
+  /// TrainJobs those reconciles create), then return (`--once`).
   bool once = false;
   /// Called after every reconcile (logging, metrics), from the worker's thread.
   std::function<void(const ReconcileResult&, const Error*)> on_reconcile;
@@ -149,6 +150,9 @@ struct ControllerMetrics {
   double reconcile_seconds_sum = 0;
   std::uint64_t reconcile_seconds_count = 0;
   bool leader = false;
+  /// OptimizationJob reconciles (counted here, not in `reconciles`), and those that failed.
+  std::uint64_t optimization_reconciles = 0;
+  std::uint64_t optimization_errors = 0;
 };
 
 class Controller {

@@ -74,6 +74,12 @@ inline constexpr const char* kAlgorithmAnnotation = "tuning.trainer.kubeflow.org
 [[nodiscard]] Result<TrainJob> make_trial(const OptimizationJob& job, std::size_t index,
                                           const Assignment& assignment);
 
+/// The env var a trial receives parameter `name` in: `KUBEFLOW_TRAINER_OPT_` + the name with `-`
+/// and `.` as `_` and letters upper-cased (`learning-rate` ->
+/// `KUBEFLOW_TRAINER_OPT_LEARNING_RATE`); nullopt when the name has another character than letters,
+/// digits, `-`, `_` and `.`.
+[[nodiscard]] std::optional<std::string> trial_env_name(std::string_view name);
+
 /// Katib's StdOut metrics collector on one line of output: every `name=value` pair whose name
 /// is one of `names` and whose value is a number (`loss=0.25 accuracy=0.9`, separators as
 /// Katib's default filter `([\w|-]+)\s*=\s*([+-]?\d*(\.\d+)?([Ee][+-]?\d+)?)`).

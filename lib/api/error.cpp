@@ -3,6 +3,7 @@
 
 #include "api/go_quote.hpp"
 #include "api/number_text.hpp"
+#include "api/value_text.hpp"
 
 #include <boost/json/serialize.hpp>
 
@@ -11,9 +12,11 @@ namespace {
 
 using detail::go_quote;
 
+}  // namespace
+
 // Kubernetes prints simple values with %v, strings with %q and everything else through a
 // printer of its own; we print composite values as compact JSON (see docs/upstream-differences.md).
-std::string render_value(const boost::json::value& v) {
+std::string detail::value_text(const boost::json::value& v) {
   switch (v.kind()) {
     case boost::json::kind::null: return "null";
     case boost::json::kind::string: return go_quote(std::string(v.get_string()));
@@ -22,8 +25,6 @@ std::string render_value(const boost::json::value& v) {
     default: return boost::json::serialize(v);
   }
 }
-
-}  // namespace
 
 const char* to_string(FieldErrorType type) noexcept {
   switch (type) {
@@ -66,7 +67,7 @@ std::string FieldError::body() const {
                             type == FieldErrorType::kTooLong || type == FieldErrorType::kInternal;
   if (!value_hidden && value.has_value()) {
     s += ": ";
-    s += render_value(*value);
+    s += detail::value_text(*value);
   }
   if (!detail.empty()) {
     s += ": ";

@@ -38,16 +38,24 @@ bool holds_runtime(const std::vector<json::object>& objects, TrainerKind kind,
   return false;
 }
 
-// The runtimes the TrainJobs reference that `objects` lack, from the cluster. A runtime the
-// cluster lacks too is left out: admission then warns, as `trainerctl validate` does.
+// The runtimes the TrainJobs (and OptimizationJobs' trial templates) reference that `objects`
+// lack, from the cluster. A runtime the cluster lacks too is left out: admission then warns, as
+// `trainerctl validate` does.
 Result<std::vector<json::value>> cluster_runtimes(kube::Client& client,
                                                   const std::vector<json::object>& objects,
                                                   const kube::CallOptions& call) {
   std::vector<json::value> found;
   std::vector<json::object> known = objects;
   for (const auto& object : objects) {
-    if (kind_of(object) != TrainerKind::kTrainJob) continue;
-    const auto* ref = find_object(object, {"spec", "runtimeRef"});
+    const TrainerKind object_kind = kind_of(object);
+    const json::object* ref = nullptr;
+    if (object_kind == TrainerKind::kTrainJob) {
+      ref = find_object(object, {"spec", "runtimeRef"});
+    } else if (object_kind == TrainerKind::kOptimizationJob) {
+      ref = find_object(object, {"spec", "trainJobTemplate", "spec", "runtimeRef"});
+    } else {
+      continue;
+    }
     if (ref == nullptr) continue;  // admission reports it
     // The CRD defaults of runtimeRef.
     if (find_string(*ref, "apiGroup").value_or("trainer.kubeflow.org") != "trainer.kubeflow.org") {
@@ -101,7 +109,8 @@ Result<std::vector<AppliedObject>> apply(kube::Client& client,
     const std::string object_ns = trainer::detail::object_namespace(object);
     const TrainerKind kind = kind_of(object);
     if (object_ns.empty() &&
-        (kind == TrainerKind::kTrainJob || kind == TrainerKind::kTrainingRuntime)) {
+        (kind == TrainerKind::kTrainJob || kind == TrainerKind::kTrainingRuntime ||
+         kind == TrainerKind::kOptimizationJob)) {
       trainer::detail::ensure_object(object, {"metadata"})["namespace"] = ns;
     }
   }

@@ -8,9 +8,14 @@
 // handling (9.2). Stopping cancels the watches, stops the queue and gives in-flight reconciles
 // `shutdown_timeout` before their requests are cancelled; the lease is released last (9.5).
 // Losing the lease stops everything at once and run() fails with `leader election lost`.
+// OptimizationJobs share the queue under keys of their own kind (owner_key.hpp): their events,
+// and those of the trial TrainJobs they control, queue the OptimizationJob's key, which the
+// optimization pass (optimization_reconciler.hpp) reconciles with the same resync and backoff.
 #include "trainer/controller.hpp"
+#include "controller/controller_internal.hpp"
 #include "controller/leader_election.hpp"
 #include "controller/metrics_text.hpp"
+#include "controller/optimization_reconciler.hpp"
 #include "controller/owner_key.hpp"
 #include "controller/watched_kinds.hpp"
 #include "controller/work_queue.hpp"
@@ -57,7 +62,7 @@ struct Controller::Impl {
   kube::CancelToken watch_token;
   kube::CancelToken reconcile_token;
   std::shared_ptr<detail::WorkQueue> queue;
-  std::set<std::string> known;  // TrainJob keys, for resync
+  std::set<std::string> known;  // TrainJob and OptimizationJob keys, for resync
   // once mode
   std::size_t once_left = 0;
   std::optional<Error> first_error;
@@ -75,22 +80,62 @@ struct Controller::Impl {
     return stop_requested;
   }
 
+  // One pass of the optimization reconcile for `object_key`, told as a ReconcileResult: the
+  // trial TrainJobs it created are `applied`, their keys also in `created`.
+  Result<ReconcileResult> reconcile_optimization(const std::string& key,
+                                                 std::string_view object_key,
+                                                 std::vector<std::string>& created) {
+    const auto [ns, name] = detail::split_key(object_key);
+    const Clock::time_point now = options.reconciler.now ? options.reconciler.now() : Clock::now();
+    ReconcileResult out;
+    out.key = key;
+    auto pass = reconcile_optimization_job(client, ns, name, detail::format_time(now));
+    if (!pass) {
+      if (pass.error().code != ErrorCode::kNotFound) return tl::unexpected(pass.error());
+      out.skipped = true;  // deleted meanwhile: its trials go with it (owner references)
+      return out;
+    }
+    for (const auto& trial : pass->created_names) {
+      out.applied.push_back("trainjob.trainer.kubeflow.org/" + trial);
+      created.push_back(std::string(ns) + "/" + trial);
+    }
+    out.status_patched = pass->status_written;
+    out.conditions = pass->status.conditions;
+    return out;
+  }
+
   void process(Reconciler& reconciler, detail::WorkQueue& work, const std::string& key) {
-    const auto [ns, name] = detail::split_key(key);
+    const auto optimization = detail::optimization_object_key(key);
+    std::vector<std::string> created;  // trial TrainJob keys
     const auto started = Steady::now();
-    auto result = reconciler.reconcile(ns, name);
+    Result<ReconcileResult> result = [&] {
+      if (optimization) return reconcile_optimization(key, *optimization, created);
+      const auto [ns, name] = detail::split_key(key);
+      return reconciler.reconcile(ns, name);
+    }();
     const double seconds = std::chrono::duration<double>(Steady::now() - started).count();
     {
       std::lock_guard<std::mutex> lock(mutex);
-      ++counters.reconciles;
-      if (!result) ++counters.errors;
+      if (optimization) {
+        ++counters.optimization_reconciles;
+        if (!result) ++counters.optimization_errors;
+      } else {
+        ++counters.reconciles;
+        if (!result) ++counters.errors;
+      }
       counters.reconcile_seconds_sum += seconds;
       ++counters.reconcile_seconds_count;
       if (options.once) {
         if (!result && !first_error) first_error = result.error();
+        // The trials made now are reconciled in this run too (their JobSets), counted first
+        // so that the run does not end before they are.
+        once_left += created.size();
         if (once_left > 0) --once_left;
         wake.notify_all();
       }
+    }
+    if (options.once) {
+      for (const auto& trial : created) work.add(trial);
     }
     // Result handling as controller-runtime's (reference 9.2); `once` never requeues.
     if (result) {
@@ -126,35 +171,40 @@ struct Controller::Impl {
     // or drops the controller ownerReference queues the old owner too (controller-runtime
     // queues the owners of both the old and the new object).
     std::map<std::string, std::string> owner_of;
-    auto result = client.watch(kind.resource, options.namespace_, watch_options,
-                               [&](const kube::WatchEvent& event) {
-                                 if (event.type == kube::WatchEventType::kBookmark) return true;
-                                 if (!kind.owned) {
-                                   const std::string key = detail::object_key(event.object);
-                                   {
-                                     std::lock_guard<std::mutex> lock(mutex);
-                                     if (event.type == kube::WatchEventType::kDeleted) {
-                                       known.erase(key);
-                                     } else {
-                                       known.insert(key);
-                                     }
-                                   }
-                                   work->add(key);
-                                   return true;
-                                 }
-                                 const std::string key = detail::object_key(event.object);
-                                 auto owner = detail::controller_owner_key(event.object);
-                                 if (auto old = owner_of.find(key); old != owner_of.end()) {
-                                   if (!owner || *owner != old->second) work->add(old->second);
-                                   owner_of.erase(old);
-                                 }
-                                 if (owner) {
-                                   work->add(*owner);
-                                   if (event.type != kube::WatchEventType::kDeleted)
-                                     owner_of.emplace(key, *owner);
-                                 }
-                                 return true;
-                               });
+    auto result = client.watch(
+        kind.resource, options.namespace_, watch_options, [&](const kube::WatchEvent& event) {
+          if (event.type == kube::WatchEventType::kBookmark) return true;
+          if (!kind.owned) {
+            const std::string object_key = detail::object_key(event.object);
+            const std::string key =
+                kind.optimization ? detail::optimization_key(object_key) : object_key;
+            {
+              std::lock_guard<std::mutex> lock(mutex);
+              if (event.type == kube::WatchEventType::kDeleted) {
+                known.erase(key);
+              } else {
+                known.insert(key);
+              }
+            }
+            work->add(key);
+            // A trial's progress is its OptimizationJob's business.
+            if (!kind.optimization) {
+              if (auto owner = detail::optimization_owner_key(event.object)) work->add(*owner);
+            }
+            return true;
+          }
+          const std::string key = detail::object_key(event.object);
+          auto owner = detail::controller_owner_key(event.object);
+          if (auto old = owner_of.find(key); old != owner_of.end()) {
+            if (!owner || *owner != old->second) work->add(old->second);
+            owner_of.erase(old);
+          }
+          if (owner) {
+            work->add(*owner);
+            if (event.type != kube::WatchEventType::kDeleted) owner_of.emplace(key, *owner);
+          }
+          return true;
+        });
     if (!result && result.error().code != ErrorCode::kCancelled) {
       std::lock_guard<std::mutex> lock(mutex);
       if (!fatal) {
@@ -221,22 +271,28 @@ struct Controller::Impl {
 
     std::vector<std::thread> watchers;
     if (options.once) {
-      // Every TrainJob that exists now, once: no watches, no requeues.
+      // Every TrainJob and OptimizationJob that exists now, once: no watches, no requeues.
       kube::ListOptions list_options;
       list_options.cancel = stop_token;
       list_options.all_namespaces = options.namespace_.empty();
-      auto list = client.list(kinds->front().resource, options.namespace_, list_options);
-      if (!list) return stopped() ? Result<void>{} : tl::unexpected(list.error());
-      std::size_t count = 0;
-      if (const auto* items = list->if_contains("items"); items && items->is_array()) {
-        for (const auto& item : items->get_array()) {
-          if (!item.is_object()) continue;
-          work->add(detail::object_key(item.get_object()));
-          ++count;
+      std::vector<std::string> keys;
+      for (const auto& kind : *kinds) {
+        if (kind.owned) continue;
+        auto list = client.list(kind.resource, options.namespace_, list_options);
+        if (!list) return stopped() ? Result<void>{} : tl::unexpected(list.error());
+        if (const auto* items = list->if_contains("items"); items && items->is_array()) {
+          for (const auto& item : items->get_array()) {
+            if (!item.is_object()) continue;
+            const std::string key = detail::object_key(item.get_object());
+            keys.push_back(kind.optimization ? detail::optimization_key(key) : key);
+          }
         }
       }
-      std::lock_guard<std::mutex> lock(mutex);
-      once_left = count;
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        once_left = keys.size();
+      }
+      for (const auto& key : keys) work->add(key);
     } else {
       for (const auto& kind : *kinds) {
         watchers.emplace_back([this, &kind, work] { watch(kind, work); });
@@ -255,7 +311,8 @@ struct Controller::Impl {
     if (options.once) {
       if (first_error) return tl::unexpected(*first_error);
       if (once_left > 0 && !lease_lost) {
-        return fail(ErrorCode::kCancelled, "stopped before every TrainJob was reconciled once");
+        return fail(ErrorCode::kCancelled,
+                    "stopped before every TrainJob and OptimizationJob was reconciled once");
       }
     }
     return {};

@@ -38,6 +38,12 @@ std::string prometheus_text(const ControllerMetrics& m) {
   metric(out, "trainer_reconcile_duration_seconds", "summary", "Time spent in reconciles.",
          sample("trainer_reconcile_duration_seconds_sum", m.reconcile_seconds_sum) +
              sample("trainer_reconcile_duration_seconds_count", m.reconcile_seconds_count));
+  metric(out, "trainer_optimizationjob_reconcile_total", "counter",
+         "Reconciles of OptimizationJobs, failed ones included.",
+         sample("trainer_optimizationjob_reconcile_total", m.optimization_reconciles));
+  metric(out, "trainer_optimizationjob_reconcile_errors_total", "counter",
+         "OptimizationJob reconciles that returned an error.",
+         sample("trainer_optimizationjob_reconcile_errors_total", m.optimization_errors));
   metric(out, "trainer_leader", "gauge",
          "1 while this instance may write: it holds the leader lease, or runs without election.",
          sample("trainer_leader", std::uint64_t{m.leader ? 1U : 0U}));

@@ -116,6 +116,7 @@ Result<OptimizationReconcileResult> reconcile_optimization_job(kube::Client& cli
       trial.name = trial_job->metadata.name.value_or("");
       trial.parameters = std::move(assignment);
       trial.state = tuning::TrialState::kPending;
+      result.created_names.push_back(trial.name);
       trials.push_back(std::move(trial));
       ++result.created;
       ++active;

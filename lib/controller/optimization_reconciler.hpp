@@ -15,13 +15,15 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace trainer::controller {
 
 struct OptimizationReconcileResult {
-  std::size_t created = 0;  ///< trial TrainJobs created by this pass
-  std::size_t trials = 0;   ///< trials that exist after it
-  std::size_t active = 0;   ///< of them, not finished
+  std::size_t created = 0;                 ///< trial TrainJobs created by this pass
+  std::vector<std::string> created_names;  ///< their names
+  std::size_t trials = 0;                  ///< trials that exist after it
+  std::size_t active = 0;                  ///< of them, not finished
   bool status_written = false;
   OptimizationJobStatus status;
 };

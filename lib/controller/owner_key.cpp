@@ -7,7 +7,7 @@ namespace trainer::controller::detail {
 namespace {
 
 constexpr std::string_view kOwnerGroup = "trainer.kubeflow.org";
-constexpr std::string_view kOwnerKind = "TrainJob";
+constexpr std::string_view kOptimizationPrefix = "OptimizationJob:";
 
 std::string_view group_of(std::string_view api_version) {
   const auto slash = api_version.find('/');
@@ -23,7 +23,11 @@ std::string object_key(const boost::json::object& object) {
          trainer::detail::find_string(*metadata, "name").value_or("");
 }
 
-std::optional<std::string> controller_owner_key(const boost::json::object& object) {
+namespace {
+
+// `<namespace>/<name>` of the trainer.kubeflow.org `owner_kind` that controls `object`.
+std::optional<std::string> owner_of_kind(const boost::json::object& object,
+                                         std::string_view owner_kind) {
   const auto* metadata = trainer::detail::find_object(object, "metadata");
   if (metadata == nullptr) return std::nullopt;
   const auto* owners = trainer::detail::find_array(*metadata, "ownerReferences");
@@ -37,12 +41,33 @@ std::optional<std::string> controller_owner_key(const boost::json::object& objec
     const auto api_version = trainer::detail::find_string(*owner, "apiVersion").value_or("");
     const auto kind = trainer::detail::find_string(*owner, "kind").value_or("");
     const auto name = trainer::detail::find_string(*owner, "name").value_or("");
-    if (group_of(api_version) != kOwnerGroup || kind != kOwnerKind || name.empty()) {
+    if (group_of(api_version) != kOwnerGroup || kind != owner_kind || name.empty()) {
       return std::nullopt;
     }
     return trainer::detail::find_string(*metadata, "namespace").value_or("") + "/" + name;
   }
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> controller_owner_key(const boost::json::object& object) {
+  return owner_of_kind(object, "TrainJob");
+}
+
+std::string optimization_key(std::string_view object_key) {
+  return std::string(kOptimizationPrefix) + std::string(object_key);
+}
+
+std::optional<std::string> optimization_owner_key(const boost::json::object& object) {
+  auto owner = owner_of_kind(object, "OptimizationJob");
+  if (!owner) return std::nullopt;
+  return optimization_key(*owner);
+}
+
+std::optional<std::string_view> optimization_object_key(std::string_view key) {
+  if (key.rfind(kOptimizationPrefix, 0) != 0) return std::nullopt;
+  return key.substr(kOptimizationPrefix.size());
 }
 
 std::pair<std::string_view, std::string_view> split_key(std::string_view key) {

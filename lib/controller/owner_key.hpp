@@ -22,6 +22,17 @@ namespace trainer::controller::detail {
 /// something else (or it has none).
 [[nodiscard]] std::optional<std::string> controller_owner_key(const boost::json::object& object);
 
+/// OptimizationJobs share the work queue with TrainJobs under keys of their own kind:
+/// `OptimizationJob:<namespace>/<name>` (a namespace holds no `:`), so that a TrainJob and an
+/// OptimizationJob of the same name are two keys and never reconciled by the other's pass.
+[[nodiscard]] std::string optimization_key(std::string_view object_key);
+
+/// The queue key of the OptimizationJob that controls `object` (a trial TrainJob), or nullopt.
+[[nodiscard]] std::optional<std::string> optimization_owner_key(const boost::json::object& object);
+
+/// `<namespace>/<name>` of an OptimizationJob key; nullopt for a TrainJob key.
+[[nodiscard]] std::optional<std::string_view> optimization_object_key(std::string_view key);
+
 /// Splits `<namespace>/<name>`.
 [[nodiscard]] std::pair<std::string_view, std::string_view> split_key(std::string_view key);
 

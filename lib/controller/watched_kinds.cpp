@@ -15,7 +15,15 @@ Result<std::vector<WatchedKind>> watched_kinds(kube::Client& client,
   std::vector<WatchedKind> kinds;
   auto train_jobs = client.resource_for("trainer.kubeflow.org/v1alpha1", "TrainJob", options);
   if (!train_jobs) return tl::unexpected(train_jobs.error());
-  kinds.push_back({std::move(*train_jobs), false});
+  kinds.push_back({std::move(*train_jobs), false, false});
+  // OptimizationJobs are reconciled on the same queue when their CRD is installed.
+  auto optimization_jobs =
+      client.resource_for("trainer.kubeflow.org/v1alpha1", "OptimizationJob", options);
+  if (optimization_jobs) {
+    kinds.push_back({std::move(*optimization_jobs), false, true});
+  } else if (optimization_jobs.error().code != ErrorCode::kNotFound) {
+    return tl::unexpected(optimization_jobs.error());
+  }
 
   static constexpr std::array<std::pair<const char*, const char*>, 5> kOwned{{
       {kJobSetApiVersion, kJobSetKind},
@@ -30,7 +38,7 @@ Result<std::vector<WatchedKind>> watched_kinds(kube::Client& client,
       if (resource.error().code == ErrorCode::kNotFound) continue;  // not installed here
       return tl::unexpected(resource.error());
     }
-    kinds.push_back({std::move(*resource), true});
+    kinds.push_back({std::move(*resource), true, false});
   }
   return kinds;
 }

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "convert/diagnostics.hpp"
 
-#include <boost/json/serialize.hpp>
+#include "api/value_text.hpp"
 
 namespace trainer::convert::detail {
 
 void Diagnostics::warn(const std::string& path, const boost::json::value& value,
                        const std::string& detail) {
-  warnings_.push_back(prefix_ + ": " + path + ": " + boost::json::serialize(value) + " " + detail);
+  warnings_.push_back(prefix_ + ": " + path + ": " + trainer::detail::value_text(value) + " " +
+                      detail);
   as_errors_.push_back(field_invalid(path, value, detail));
 }
 

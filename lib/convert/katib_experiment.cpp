@@ -12,6 +12,7 @@
 #include "api/number_text.hpp"
 #include "convert/diagnostics.hpp"
 #include "trainer/codec.hpp"
+#include "trainer/tuning.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -33,17 +34,6 @@ constexpr std::size_t kMaxChoices = 100;
 constexpr std::int64_t kMaxTrials = 100;
 constexpr std::int64_t kKatibParallelDefault = 3;
 constexpr const char* kNoEquivalent = "has no OptimizationJob equivalent; it is dropped";
-
-// The env name suffix the trial controller uses (lib/tuning/trial.cpp): `-`/`.` -> `_`,
-// letters upper-cased.
-std::string env_suffix(const std::string& name) {
-  std::string out;
-  for (const char c : name) {
-    out += (c == '-' || c == '.') ? '_'
-                                  : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  }
-  return out;
-}
 
 void replace_all(std::string& text, const std::string& from, const std::string& to) {
   for (std::size_t pos = text.find(from); pos != std::string::npos;
@@ -423,8 +413,11 @@ class ExperimentConverter {
                      "OptimizationJob equivalent); the placeholder is left as it is");
           continue;
         }
-        replace_all(text, "${trialParameters." + name + "}",
-                    "$(KUBEFLOW_TRAINER_OPT_" + env_suffix(ref) + ")");
+        // A name no env var can carry is refused when a trial is made (make_trial); the
+        // placeholder then stays as it is.
+        if (const auto env = tuning::trial_env_name(ref)) {
+          replace_all(text, "${trialParameters." + name + "}", "$(" + *env + ")");
+        }
       }
     }
     json::value parsed = json::parse(text);

@@ -18,21 +18,6 @@ bool alnum(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) != 0;
 }
 
-// `-` and `.` become `_`, letters upper-case; anything else is not an env name character.
-std::optional<std::string> env_suffix(const std::string& name) {
-  std::string out;
-  for (const char c : name) {
-    if (c == '-' || c == '.' || c == '_') {
-      out += '_';
-    } else if (alnum(c)) {
-      out += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    } else {
-      return std::nullopt;
-    }
-  }
-  return out;
-}
-
 // The name part of a qualified key: at most 63 characters, alphanumeric at both ends,
 // `-_.` and alphanumerics inside.
 bool annotation_name_ok(const std::string& name) {
@@ -44,6 +29,20 @@ bool annotation_name_ok(const std::string& name) {
 }
 
 }  // namespace
+
+std::optional<std::string> trial_env_name(std::string_view name) {
+  std::string out = "KUBEFLOW_TRAINER_OPT_";
+  for (const char c : name) {
+    if (c == '-' || c == '.' || c == '_') {
+      out += '_';
+    } else if (alnum(c)) {
+      out += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    } else {
+      return std::nullopt;
+    }
+  }
+  return out;
+}
 
 Result<TrainJob> make_trial(const OptimizationJob& job, std::size_t index,
                             const Assignment& assignment) {
@@ -73,22 +72,21 @@ Result<TrainJob> make_trial(const OptimizationJob& job, std::size_t index,
                                                    assignment[i].name + "\", want \"" + name +
                                                    "\" (spec order)");
     }
-    const auto suffix = env_suffix(name);
-    if (!suffix || !annotation_name_ok(name)) {
+    const auto env_name = trial_env_name(name);
+    if (!env_name || !annotation_name_ok(name)) {
       errors.push_back(field_invalid(path, boost::json::string_view(name),
                                      "must be at most 53 characters of [A-Za-z0-9-_.] ending "
                                      "alphanumeric (it names an env var and an annotation)"));
       continue;
     }
-    const std::string env_name = "KUBEFLOW_TRAINER_OPT_" + *suffix;
-    if (!env_names.insert(env_name).second) {
+    if (!env_names.insert(*env_name).second) {
       errors.push_back(field_duplicate(
           path, boost::json::string_view(name)));  // `a-b` and `a.b` give one env name
       continue;
     }
     trial.metadata.annotations[kParamAnnotationPrefix + name] = assignment[i].value;
     trial.spec.trainer->env.push_back(
-        boost::json::object{{"name", env_name}, {"value", assignment[i].value}});
+        boost::json::object{{"name", *env_name}, {"value", assignment[i].value}});
   }
   if (!errors.empty()) return tl::unexpected(Error::invalid(std::move(errors)));
   trial.metadata.owner_references.push_back(boost::json::object{

@@ -117,7 +117,7 @@ TEST_CASE("Katib's random example converts to a PlainML runtime and an Optimizat
       "trainJobTemplate": {"spec": {"runtimeRef": {"name": "random-trial",
                                                    "kind": "TrainingRuntime"}}}}})j")));
   CHECK(out->warnings ==
-        Strings{"Experiment kubeflow/random: spec.objective.goal: 9.9E-1 has no OptimizationJob "
+        Strings{"Experiment kubeflow/random: spec.objective.goal: 0.99 has no OptimizationJob "
                 "equivalent; it is dropped",
                 "Experiment kubeflow/random: spec.objective.additionalMetricNames: "
                 "[\"Train-accuracy\"] has no OptimizationJob equivalent; the objective is the "
