@@ -6,7 +6,8 @@
 // injected (MASTER_ADDR/RANK/WORLD_SIZE, TF_CONFIG, hostfile, ...) rebuilt on JobSet pod
 // addresses. Also Katib `Experiment` (kubeflow.org/v1beta1) to OptimizationJob. Every v1 field
 // without a v2 equivalent produces a warning naming its path; `strict` makes warnings errors.
-// The mapping is docs/convert.md; the facts are ../shared/reference/training-operator-v1-and-tuning.md.
+// The mapping is docs/convert.md; the facts are
+// ../shared/reference/training-operator-v1-and-tuning.md.
 #pragma once
 
 #include "trainer/error.hpp"

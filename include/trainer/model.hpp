@@ -304,7 +304,7 @@ struct ClusterTrainingRuntime {
 enum class ObjectiveDirection { kMinimize, kMaximize };
 
 struct Objective {
-  std::string metric;                          ///< 1..64 characters
+  std::string metric;                           ///< 1..64 characters
   std::optional<ObjectiveDirection> direction;  ///< CRD default `Minimize`
 };
 
@@ -354,8 +354,8 @@ struct OptimizationJobSpec {
   std::vector<Objective> objectives;  ///< exactly one
   std::optional<SearchAlgorithm> search_algorithm;
   std::vector<OptimizationParameter> parameters;  ///< 1..100
-  std::optional<std::int32_t> num_trials;          ///< 1..100, CRD default 1
-  std::optional<std::int32_t> parallel_trials;     ///< 1..100, CRD default 1, <= numTrials
+  std::optional<std::int32_t> num_trials;         ///< 1..100, CRD default 1
+  std::optional<std::int32_t> parallel_trials;    ///< 1..100, CRD default 1, <= numTrials
   TrainJobTemplate train_job_template;
 };
 
