@@ -29,8 +29,9 @@ class Framework;
 
 namespace trainer::cluster {
 
-/// The kinds these operations name, as kubectl accepts them on the command line.
-enum class Kind { kTrainJob, kTrainingRuntime, kClusterTrainingRuntime };
+/// The kinds these operations name, as kubectl accepts them on the command line
+/// (`kOptimizationJob`: trainer.kubeflow.org OptimizationJobs, namespaced).
+enum class Kind { kTrainJob, kTrainingRuntime, kClusterTrainingRuntime, kOptimizationJob };
 
 /// `trainjob`, `trainjobs`, `TrainJob`, `trainjobs.trainer.kubeflow.org`, ... -> Kind;
 /// `kInvalidArgument` (`the server doesn't have a resource type "x"`) otherwise.

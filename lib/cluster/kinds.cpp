@@ -14,6 +14,7 @@ std::string_view kind_name(Kind kind) noexcept {
     case Kind::kTrainJob: return "TrainJob";
     case Kind::kTrainingRuntime: return "TrainingRuntime";
     case Kind::kClusterTrainingRuntime: return "ClusterTrainingRuntime";
+    case Kind::kOptimizationJob: return "OptimizationJob";
   }
   return "TrainJob";
 }
@@ -23,6 +24,7 @@ std::string_view plural(Kind kind) noexcept {
     case Kind::kTrainJob: return "trainjobs";
     case Kind::kTrainingRuntime: return "trainingruntimes";
     case Kind::kClusterTrainingRuntime: return "clustertrainingruntimes";
+    case Kind::kOptimizationJob: return "optimizationjobs";
   }
   return "trainjobs";
 }
@@ -53,8 +55,8 @@ Result<Kind> parse_kind(std::string_view name) {
       break;
     }
   }
-  constexpr std::array<Kind, 3> kKinds = {Kind::kTrainJob, Kind::kTrainingRuntime,
-                                          Kind::kClusterTrainingRuntime};
+  constexpr std::array<Kind, 4> kKinds = {Kind::kTrainJob, Kind::kTrainingRuntime,
+                                          Kind::kClusterTrainingRuntime, Kind::kOptimizationJob};
   for (const Kind kind : kKinds) {
     const std::string_view plural = detail::plural(kind);
     const std::string_view singular = plural.substr(0, plural.size() - 1);

@@ -128,6 +128,58 @@ case $case in
     run 0 once-empty -- controller -n "$ns-empty" --once
     api DELETE "/api/v1/namespaces/$ns-empty" >/dev/null 2>&1
     ;;
+  optimization)
+    # An OptimizationJob (issue 14): apply admits it with its template's runtime read from the
+    # cluster; --once creates parallelTrials trial TrainJobs and their JobSets; the test plays
+    # the trainer (status Complete with trainerStatus.metrics); the third trial follows, then
+    # status.result is the lowest loss and the job is Complete.
+    cat >"$tmp/opt.yaml" <<'YAML'
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: OptimizationJob
+metadata:
+  name: tune
+spec:
+  objectives: [{metric: loss, direction: Minimize}]
+  searchAlgorithm: {grid: {}}
+  parameters:
+    - name: lr
+      searchSpace: {categorical: {choices: ["0.1", "0.2", "0.3"]}}
+  numTrials: 3
+  parallelTrials: 2
+  trainJobTemplate:
+    spec:
+      runtimeRef: {name: torch-small, kind: TrainingRuntime}
+YAML
+    tj=/apis/trainer.kubeflow.org/v1alpha1/namespaces/$ns/trainjobs
+    complete() {  # complete NAME LOSS
+      api PATCH "$tj/$1/status" "{\"status\":{\"conditions\":[{\"type\":\"Complete\",\"status\":\"True\",\"reason\":\"Test\",\"message\":\"test\",\"lastTransitionTime\":\"2026-01-01T00:00:00Z\"}],\"trainerStatus\":{\"metrics\":[{\"name\":\"loss\",\"value\":\"$2\"}],\"lastUpdatedTime\":\"2026-01-01T00:00:00Z\"}}}" \
+        application/merge-patch+json >/dev/null || { echo "FAIL complete $1"; failures=$((failures + 1)); }
+    }
+    run 0 opt-runtime -- apply -n "$ns" -f "$data/runtime.yaml"
+    run 0 opt-apply -- apply -n "$ns" -f "$tmp/opt.yaml" && {
+      has opt-apply "$out" 'optimizationjob.trainer.kubeflow.org/tune'
+      if grep -q warning <<<"$err"; then echo "FAIL opt-apply: $err"; failures=$((failures + 1)); fi
+    }
+    run 0 opt-get -- get optimizationjobs -n "$ns" && has opt-get "$out" '^tune'
+    run 0 opt-once1 -- controller -n "$ns" --once && {
+      has opt-line "$err" "optimizationjob=$ns/tune applied=trainjob.trainer.kubeflow.org/tune-trial-0,trainjob.trainer.kubeflow.org/tune-trial-1 "
+      has opt-trial-line "$err" "$(line_re tune-trial-1)applied=[^ ]*jobset.jobset.x-k8s.io/tune-trial-1"
+    }
+    trial=$(api GET "$tj/tune-trial-0" | tr -d ' \n')
+    has opt-env "$trial" '"name":"KUBEFLOW_TRAINER_OPT_LR","value":"0.1"'
+    has opt-owner "$trial" '"kind":"OptimizationJob","name":"tune"'
+    api GET "$(jobset_path tune-trial-0)" >/dev/null || { echo "FAIL opt-jobset"; failures=$((failures + 1)); }
+    complete tune-trial-0 0.5
+    complete tune-trial-1 0.25
+    run 0 opt-once2 -- controller -n "$ns" --once &&
+      has opt-third "$err" "optimizationjob=$ns/tune applied=trainjob.trainer.kubeflow.org/tune-trial-2 "
+    complete tune-trial-2 0.75
+    run 0 opt-once3 -- controller -n "$ns" --once
+    run 0 opt-yaml -- get optimizationjob tune -n "$ns" -o yaml && {
+      has opt-result "$out" 'trainJobName: tune-trial-1'
+      has opt-complete "$out" 'reason: OptimizationJobCompleted'
+    }
+    ;;
   plugin)
     # --plugin: the reconcile renders with the Paddle plugin (examples/plugins/paddle), so the
     # server's JobSet carries the env and the port the plugin injected.

@@ -106,11 +106,27 @@ fi
 # SIGINT stops the run: the running trial is cancelled (Failed), none starts, results.json is
 # written and the exit status is 1.
 sed 's/n = t < 0 ? 5 : 40/n = 40/' "$ex/synthetic-medianstop.yaml" >"$tmp/long.yaml"
-timeout --preserve-status -k 20 -s INT 1.5 "$ctl" run -f "$tmp/long.yaml" -f "$ex/synthetic-runtime.yaml" \
-  --isolation=host --run-dir="$tmp/stopped" --pod-helper="$pod_helper" >"$tmp/stopped.out" 2>&1
+# The signal is sent once a trial runs (results.json says so), not after a fixed time, so a
+# loaded machine does not change what is stopped; every wait is bounded.
+# trainerctl is signalled itself, not through timeout(1), which would pass the signal on twice
+# (to its child and to its process group): a second SIGINT means "exit without waiting".
+"$ctl" run -f "$tmp/long.yaml" -f "$ex/synthetic-runtime.yaml" \
+  --isolation=host --run-dir="$tmp/stopped" --pod-helper="$pod_helper" >"$tmp/stopped.out" 2>&1 &
+run_pid=$!
+for _ in $(seq 1 300); do
+  grep -Eqs '"state": ?"Running"' "$tmp/stopped/results.json" && break
+  sleep 0.1
+done
+kill -INT "$run_pid" 2>/dev/null
+for _ in $(seq 1 300); do
+  kill -0 "$run_pid" 2>/dev/null || break
+  sleep 0.1
+done
+kill -KILL "$run_pid" 2>/dev/null
+wait "$run_pid"
 rc=$?
 [[ $rc -eq 1 ]] || { fail "stopped: exit $rc"; cat "$tmp/stopped.out"; }
-python3 - "$tmp/stopped/results.json" <<'EOF' || fail "stopped: results.json"
+python3 - "$tmp/stopped/results.json" <<'EOF' || { fail "stopped: results.json"; cat "$tmp/stopped/results.json" "$tmp/stopped.out"; }
 import json, sys
 doc = json.load(open(sys.argv[1]))
 assert doc["finished"] is True

@@ -48,11 +48,19 @@ std::string error_text(const trainer::Error& error) {
   return text;
 }
 
-// `<time> trainjob=<ns/name> [skipped] applied=<ref,...|-> conditions=<Type=Status/Reason,...|->
-// status=patched|unchanged [requeue-after=<N>ms] [error: ...|Error from server ...]`: one line
-// per reconcile, fields in a fixed order so scripts can grep them.
+// `<time> trainjob=<ns/name>|optimizationjob=<ns/name> [skipped] applied=<ref,...|->
+// conditions=<Type=Status/Reason,...|-> status=patched|unchanged [requeue-after=<N>ms] [error:
+// ...|Error from server ...]`: one line per reconcile, fields in a fixed order so scripts can grep
+// them.
 std::string reconcile_line(const ctl::ReconcileResult& result, const trainer::Error* error) {
-  std::string line = log_time() + " trainjob=" + result.key;
+  // OptimizationJobs share the queue under `OptimizationJob:<ns/name>` keys.
+  constexpr std::string_view kOptimization = "OptimizationJob:";
+  std::string line = log_time();
+  if (result.key.rfind(kOptimization, 0) == 0) {
+    line += " optimizationjob=" + result.key.substr(kOptimization.size());
+  } else {
+    line += " trainjob=" + result.key;
+  }
   if (result.skipped) line += " skipped";
   line += " applied=";
   if (result.applied.empty()) line += "-";
