@@ -89,7 +89,8 @@ struct Controller::Impl {
     const Clock::time_point now = options.reconciler.now ? options.reconciler.now() : Clock::now();
     ReconcileResult out;
     out.key = key;
-    auto pass = reconcile_optimization_job(client, ns, name, detail::format_time(now));
+    auto pass =
+        reconcile_optimization_job(client, ns, name, detail::format_time(now), reconcile_token);
     if (!pass) {
       if (pass.error().code != ErrorCode::kNotFound) return tl::unexpected(pass.error());
       out.skipped = true;  // deleted meanwhile: its trials go with it (owner references)

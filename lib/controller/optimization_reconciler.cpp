@@ -54,12 +54,15 @@ tuning::Trial trial_of(const OptimizationJob& job, const TrainJob& t, const std:
 Result<OptimizationReconcileResult> reconcile_optimization_job(kube::Client& client,
                                                                std::string_view ns,
                                                                std::string_view name,
-                                                               const std::string& now) {
-  auto jobs = client.resource_for(kApiVersion, kOptimizationJobKind);
+                                                               const std::string& now,
+                                                               const kube::CancelToken& cancel) {
+  kube::CallOptions call;
+  call.cancel = cancel;
+  auto jobs = client.resource_for(kApiVersion, kOptimizationJobKind, call);
   if (!jobs) return tl::make_unexpected(jobs.error());
-  auto trainjobs = client.resource_for(kApiVersion, kTrainJobKind);
+  auto trainjobs = client.resource_for(kApiVersion, kTrainJobKind, call);
   if (!trainjobs) return tl::make_unexpected(trainjobs.error());
-  auto object = client.get(*jobs, ns, name);
+  auto object = client.get(*jobs, ns, name, call);
   if (!object) return tl::make_unexpected(object.error());
   auto decoded = decode_optimization_job(json::value(*object));
   if (!decoded) return tl::make_unexpected(decoded.error());
@@ -70,6 +73,7 @@ Result<OptimizationReconcileResult> reconcile_optimization_job(kube::Client& cli
 
   // The trials it owns, in creation order.
   kube::ListOptions list;
+  list.cancel = cancel;
   list.label_selector = std::string(kJobLabel) + "=" + job_name;
   auto owned = client.list(*trainjobs, ns, list);
   if (!owned) return tl::make_unexpected(owned.error());
@@ -103,6 +107,7 @@ Result<OptimizationReconcileResult> reconcile_optimization_job(kube::Client& cli
     if (!suggestions) return tl::make_unexpected(suggestions.error());
     exhausted = suggestions->size() < count;
     kube::ApplyOptions apply;
+    apply.cancel = cancel;
     apply.field_manager = std::string(kFieldManager);
     // The next free number: a trial deleted by hand is not made again under its name.
     std::size_t next = std::max(trials.size(), indexed.empty() ? 0 : indexed.back().first + 1);
@@ -145,6 +150,7 @@ Result<OptimizationReconcileResult> reconcile_optimization_job(kube::Client& cli
   const json::value new_status = status_of(after);
   if (old_status != new_status) {
     kube::WriteOptions write;
+    write.cancel = cancel;
     write.field_manager = std::string(kFieldManager);
     write.subresource = "status";
     const std::string body = json::serialize(json::object{{"status", new_status}});

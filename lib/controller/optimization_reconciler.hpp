@@ -29,9 +29,11 @@ struct OptimizationReconcileResult {
 };
 
 /// One pass over the OptimizationJob `ns`/`name`; `now` is the RFC 3339 time of changed
-/// conditions. Errors: those of the client (`kNotFound` for a missing job), of decoding the job
+/// conditions; `cancel` ends its requests (the controller's shutdown timeout, a lost lease).
+/// Errors: those of the client (`kNotFound` for a missing job, `kCancelled`), of decoding the job
 /// or a trial, of the sampler and `make_trial`.
 [[nodiscard]] Result<OptimizationReconcileResult> reconcile_optimization_job(
-    kube::Client& client, std::string_view ns, std::string_view name, const std::string& now);
+    kube::Client& client, std::string_view ns, std::string_view name, const std::string& now,
+    const kube::CancelToken& cancel = {});
 
 }  // namespace trainer::controller
