@@ -78,7 +78,7 @@ struct ReconcilerOptions {
 
 /// What one reconcile did, for logs, metrics and tests.
 struct ReconcileResult {
-  std::string key;       ///< `<namespace>/<name>`
+  std::string key;  ///< `<namespace>/<name>`; an OptimizationJob's: `OptimizationJob:<ns>/<name>`
   bool skipped = false;  ///< not found, or managed by another controller
   std::vector<std::string>
       applied;  ///< kubectl refs of the objects applied (`jobset.jobset.x-k8s.io/x`)

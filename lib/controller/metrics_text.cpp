@@ -33,7 +33,8 @@ std::string prometheus_text(const ControllerMetrics& m) {
          sample("trainer_reconcile_total", m.reconciles));
   metric(out, "trainer_reconcile_errors_total", "counter", "Reconciles that returned an error.",
          sample("trainer_reconcile_errors_total", m.errors));
-  metric(out, "trainer_workqueue_depth", "gauge", "TrainJobs waiting in the work queue.",
+  metric(out, "trainer_workqueue_depth", "gauge",
+         "TrainJobs and OptimizationJobs waiting in the work queue.",
          sample("trainer_workqueue_depth", m.queue_depth));
   metric(out, "trainer_reconcile_duration_seconds", "summary", "Time spent in reconciles.",
          sample("trainer_reconcile_duration_seconds_sum", m.reconcile_seconds_sum) +
