@@ -132,7 +132,7 @@ TRAINER_API const char* trainer_client_server(const trainer_client* client);
  * TRAINER_E_CANCELLED when the options' `cancel` token is cancelled. A namespace passed as NULL
  * or "" is the client's (trainer_client_namespace()). `kind` names a Trainer kind as kubectl
  * accepts it: `trainjob`, `trainjobs`, `TrainJob`, `trainjobs.trainer.kubeflow.org`,
- * `trainingruntime(s)`, `clustertrainingruntime(s)`; any other name is
+ * `trainingruntime(s)`, `clustertrainingruntime(s)`, `optimizationjob(s)`; any other name is
  * TRAINER_E_INVALID_ARGUMENT (`the server doesn't have a resource type "x"`). */
 
 /** Options of trainer_cluster_apply(). NULL/""/0 mean the default in brackets; initialise with
