@@ -89,7 +89,30 @@ def render_inputs():
         yield text(p)
     yield to_json(text(ex / "trainjob.yaml"))
 
+def convert_inputs():
+    for d in ["tests/convert/data", "tests/data/katib", "tests/cli/data/v1"]:
+        for p in sorted((root / d).glob("*.yaml")):
+            yield text(p)
+
+# fuzz_plugin_reply: the first byte picks the phase (validate, enforceMLPolicy,
+# enforcePodGroupPolicy, enforcePodSpec, preBuildSync, build), the rest is the plugin's reply.
+def plugin_reply_inputs():
+    env = {"info": {"podSets": [{"name": "node", "containers": [{"name": "node",
+           "env": [{"name": "X", "value": "1"}], "ports": [{"containerPort": 7000, "name": "x"}]}],
+           "volumes": [{"name": "v", "emptyDir": {}}]}], "labels": {"a": "b"}}}
+    yield b"\x01" + json.dumps(env).encode()
+    yield b"\x01" + json.dumps({"trainJob": {"spec": {"trainer": {"numNodes": 3}}}}).encode()
+    yield b"\x00" + json.dumps({"errors": [{"type": "FieldValueInvalid", "field": "spec.trainer",
+                                           "value": 3, "detail": "no"}], "warnings": ["w"]}).encode()
+    yield b"\x02" + json.dumps({"info": {"scheduler": {"podLabels": {"q": "1"}}}}).encode()
+    yield b"\x03" + json.dumps({"info": {"annotations": {"k": None}}}).encode()
+    yield b"\x04" + json.dumps({"info": {"podSets": [{"name": "node", "count": 2}]}}).encode()
+    yield b"\x05" + json.dumps({"objects": [{"apiVersion": "v1", "kind": "ConfigMap",
+                                            "metadata": {"name": "c"}, "data": {"k": "v"}}]}).encode()
+
 write("fuzz_render", render_inputs())
+write("fuzz_convert", convert_inputs())
+write("fuzz_plugin_reply", plugin_reply_inputs())
 write("fuzz_yaml", (text(p) for p in yaml_files()))
 write("fuzz_json", (j for j in (to_json(text(p)) for p in yaml_files()) if j))
 PY
