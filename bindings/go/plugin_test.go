@@ -113,6 +113,29 @@ func nodeEnv(t *testing.T, r *RenderResult) map[string]string {
 	return nil
 }
 
+// checkGolden compares the render with a golden file: the whole output, so that a plugin change
+// anywhere shows (UPDATE_GOLDEN=1 rewrites the file from this build).
+func checkGolden(t *testing.T, r *RenderResult, path string) {
+	t.Helper()
+	got, err := r.Encode(FormatYAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if os.Getenv("UPDATE_GOLDEN") == "1" {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("the render differs from %s (UPDATE_GOLDEN=1 rewrites it):\n%s", path, got)
+	}
+}
+
 // checkPluginFramework renders, validates and runs with fw, which holds the GoTest plugin.
 func checkPluginFramework(t *testing.T, fw *Framework) {
 	t.Helper()
@@ -125,6 +148,7 @@ func checkPluginFramework(t *testing.T, fw *Framework) {
 	if env := nodeEnv(t, r); env["GOTEST_PLUGIN"] != "go" || env["GOTEST_JOB"] != "gojob" {
 		t.Fatalf("node env %v", env)
 	}
+	checkGolden(t, r, "testdata/gotest-render.yaml")
 	// Without the framework the render is the built-in one.
 	plain, err := Render(gotestJob(""), &renderFixed)
 	if err != nil {

@@ -75,6 +75,27 @@ fn jobset_json(text: &str, framework: &Framework) -> String {
     result.objects().into_iter().find(|o| o.kind == "JobSet").expect("a JobSet").json
 }
 
+/// The whole render against a golden file in tests/data/, so that a plugin change anywhere shows
+/// (UPDATE_GOLDEN=1 rewrites the file from this build).
+fn check_golden(text: &str, framework: &Framework, name: &str) {
+    let got = render(text, &options(framework))
+        .expect("render")
+        .encode(libtrainer::Format::Yaml)
+        .expect("encode");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name);
+    if std::env::var_os("UPDATE_GOLDEN").as_deref() == Some(std::ffi::OsStr::new("1")) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &got).unwrap();
+        return;
+    }
+    let want = std::fs::read_to_string(&path).expect("the golden file");
+    assert!(
+        got == want,
+        "the render differs from {} (UPDATE_GOLDEN=1 rewrites it):\n{got}",
+        path.display()
+    );
+}
+
 fn with(plugin: impl Plugin) -> Framework {
     let mut fw = Framework::new("").expect("framework");
     fw.add(plugin).expect("add");
@@ -91,6 +112,7 @@ fn a_rust_plugin_changes_the_render_of_its_own_trainjobs_only() {
         json.contains(r#"{"name":"RUSTTEST_NODES","value":"3"}"#),
         "env on the node container: {json}"
     );
+    check_golden(&input("rusttest", 3), &fw, "rusttest-render.yaml");
     // A runtime of another framework is not the plugin's: no change.
     // (The command mentions $RUSTTEST_NODES; the env entry is what the plugin adds.)
     let env = r#""name":"RUSTTEST_NODES""#;
@@ -339,6 +361,7 @@ fn the_cdylib_plugin_loads_renders_the_same_change_and_does_not_link_libtrainer(
             render(&text, &options(&in_process)).unwrap().encode(libtrainer::Format::Yaml).unwrap(),
         );
     }
+    check_golden(&input("rusttest", 3), &loaded, "rusttest-render.yaml");
     let e = render(input("rusttest", 9), &options(&loaded)).expect_err("9 nodes");
     assert!(e.fields.iter().any(|f| f.path == "spec.trainer.numNodes"), "{e:?}");
 
