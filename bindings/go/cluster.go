@@ -41,6 +41,7 @@ import (
 	"context"
 	"runtime"
 	"runtime/cgo"
+	"strings"
 	"sync"
 	"time"
 	"unsafe"
@@ -238,8 +239,6 @@ func (cl *Client) Apply(ctx context.Context, documents []byte, opts *ApplyOption
 	}
 	var strs cStrings
 	defer strs.free()
-	// The parse limits live in C memory: copts, Go memory passed to C, may point only there.
-	var parse *C.trainer_parse_options
 	if opts != nil {
 		copts.namespace_name = strs.get(opts.Namespace)
 		copts.field_manager = strs.get(opts.FieldManager)
@@ -251,15 +250,8 @@ func (cl *Client) Apply(ctx context.Context, documents []byte, opts *ApplyOption
 		}
 		defer unlock()
 		copts.framework = fw
-		if opts.Parse != nil {
-			limits, err := opts.Parse.toC()
-			if err != nil {
-				return nil, err
-			}
-			parse = (*C.trainer_parse_options)(C.malloc(C.size_t(unsafe.Sizeof(limits))))
-			defer C.free(unsafe.Pointer(parse))
-			*parse = limits
-			copts.parse = parse
+		if copts.parse, err = strs.parseOptions(opts.Parse); err != nil {
+			return nil, err
 		}
 	}
 	// The text is copied into C memory: Go 1.19 cannot pass a string's bytes without a copy.
@@ -575,6 +567,31 @@ func (s *cStrings) get(v string) *C.char {
 	p := C.CString(v)
 	*s = append(*s, unsafe.Pointer(p))
 	return p
+}
+
+// checked returns a C copy of v, NULL for "", refusing a NUL byte (C would cut the string
+// there) with "<what> must not contain NUL".
+func (s *cStrings) checked(v, what string) (*C.char, error) {
+	if strings.IndexByte(v, 0) >= 0 {
+		return nil, &Error{Code: CodeInvalidArgument, Message: what + " must not contain NUL"}
+	}
+	return s.get(v), nil
+}
+
+// parseOptions returns a C copy of o, NULL for nil: an options struct is Go memory handed to C,
+// which by cgo's pointer rules may point only to C memory.
+func (s *cStrings) parseOptions(o *ParseOptions) (*C.trainer_parse_options, error) {
+	if o == nil {
+		return nil, nil
+	}
+	limits, err := o.toC()
+	if err != nil {
+		return nil, err
+	}
+	p := (*C.trainer_parse_options)(C.malloc(C.size_t(unsafe.Sizeof(limits))))
+	*s = append(*s, unsafe.Pointer(p))
+	*p = limits
+	return p, nil
 }
 
 func (s *cStrings) free() {

@@ -12,8 +12,6 @@ import (
 	"encoding/json"
 	"io"
 	"runtime"
-	"strings"
-	"unsafe"
 )
 
 // ConvertOptions are the inputs of Convert that are not documents. An empty field means the
@@ -71,32 +69,16 @@ func Convert(input []byte, opts *ConvertOptions) (*ConvertResult, error) {
 		return nil, optionsError(st, "convert")
 	}
 	// copts is Go memory handed to C: by cgo's pointer rules it may point only to C memory.
-	var cmem []unsafe.Pointer
-	defer func() {
-		for _, p := range cmem {
-			C.free(p)
-		}
-	}()
+	var cmem cStrings
+	defer cmem.free()
 	if opts != nil {
-		if opts.Namespace != "" {
-			if strings.IndexByte(opts.Namespace, 0) >= 0 {
-				return nil, &Error{Code: CodeInvalidArgument, Message: "ConvertOptions.Namespace must not contain NUL"}
-			}
-			p := C.CString(opts.Namespace)
-			cmem = append(cmem, unsafe.Pointer(p))
-			copts.namespace_name = p
+		var err error
+		if copts.namespace_name, err = cmem.checked(opts.Namespace, "ConvertOptions.Namespace"); err != nil {
+			return nil, err
 		}
-		if opts.Strict {
-			copts.strict = 1
-		}
-		if opts.Parse != nil {
-			limits, err := opts.Parse.toC()
-			if err != nil {
-				return nil, err
-			}
-			copts.parse = (*C.trainer_parse_options)(C.malloc(C.size_t(unsafe.Sizeof(limits))))
-			cmem = append(cmem, unsafe.Pointer(copts.parse))
-			*copts.parse = limits
+		copts.strict = cBool(opts.Strict)
+		if copts.parse, err = cmem.parseOptions(opts.Parse); err != nil {
+			return nil, err
 		}
 	}
 	p, n := bytesArg(input)

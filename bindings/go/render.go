@@ -11,7 +11,6 @@ import "C"
 import (
 	"io"
 	"runtime"
-	"unsafe"
 )
 
 // RenderOptions are the inputs of Render that are not documents. An empty field means the
@@ -76,25 +75,8 @@ func Render(input []byte, opts *RenderOptions) (*RenderResult, error) {
 		return nil, optionsError(st, "render")
 	}
 	// copts is Go memory handed to C: by cgo's pointer rules it may point only to C memory.
-	var cmem []unsafe.Pointer
-	defer func() {
-		for _, p := range cmem {
-			C.free(p)
-		}
-	}()
-	cstr := func(s string) (*C.char, error) {
-		if s == "" {
-			return nil, nil
-		}
-		for i := 0; i < len(s); i++ {
-			if s[i] == 0 {
-				return nil, &Error{Code: CodeInvalidArgument, Message: "RenderOptions strings must not contain NUL"}
-			}
-		}
-		p := C.CString(s)
-		cmem = append(cmem, unsafe.Pointer(p))
-		return p, nil
-	}
+	var cmem cStrings
+	defer cmem.free()
 	if opts != nil {
 		var err error
 		if opts.Gates != nil {
@@ -122,21 +104,15 @@ func Render(input []byte, opts *RenderOptions) (*RenderResult, error) {
 			{&copts.now, opts.Now},
 		}
 		for _, f := range fields {
-			if *f.dst, err = cstr(f.val); err != nil {
+			if *f.dst, err = cmem.checked(f.val, "RenderOptions strings"); err != nil {
 				return nil, err
 			}
 		}
 		if opts.BuiltinRuntimes {
 			copts.builtin_runtimes = 1
 		}
-		if opts.Parse != nil {
-			limits, err := opts.Parse.toC()
-			if err != nil {
-				return nil, err
-			}
-			copts.parse = (*C.trainer_parse_options)(C.malloc(C.size_t(unsafe.Sizeof(limits))))
-			cmem = append(cmem, unsafe.Pointer(copts.parse))
-			*copts.parse = limits
+		if copts.parse, err = cmem.parseOptions(opts.Parse); err != nil {
+			return nil, err
 		}
 	}
 	p, n := bytesArg(input)
