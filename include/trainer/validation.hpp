@@ -18,6 +18,13 @@
 
 namespace trainer {
 
+/// The most pods one TrainJob may ask for, summed over every replicated job (initializers,
+/// launcher and trainer nodes). The API server accepts any int32 `numNodes`; rendering, running
+/// and reconciling a job beyond this size would only exhaust memory, so admission refuses it with
+/// a field error. Upstream's largest real jobs are tens of thousands of nodes. docs/yaml.md lists
+/// it with the other limits.
+inline constexpr long long kMaxPodsPerTrainJob = 100000;
+
 /// Warnings (admission warnings, kubectl prints them as `Warning: ...`) and field errors.
 struct ValidationResult {
   std::vector<std::string> warnings;
