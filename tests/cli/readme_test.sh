@@ -119,7 +119,7 @@ for doc in "$src"/README.md "$src"/docs/*.md "$src"/examples/*/README.md; do
     [[ -f $cmd ]] || continue
     name="${doc#"$src"/}:$(basename "$cmd" .cmd | sed 's/^[0-9]*-//')"
     transcripts=$((transcripts + 1))
-    (cd "$root" && export PATH=$root/build/dev/tools/trainerctl:$PATH &&
+    (cd "$root" && export PATH=$root/build/dev/bin:$PATH &&
       timeout -k 5 60 bash -c "$(cat "$cmd")") >"$tmp/got" 2>&1 </dev/null
     if ! diff -u "${cmd%.cmd}.want" "$tmp/got" >"$tmp/diff"; then
       fail "$name: the transcript of \`$(cat "$cmd")\` differs from its output"

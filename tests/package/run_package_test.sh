@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: Apache-2.0
 # The package a user meets. Installs the build tree into a prefix, moves the prefix elsewhere
 # (relocatability), then, with no LD_LIBRARY_PATH anywhere:
-#   1. runs the installed programs: `trainerctl version`, and a tiny `trainerctl run` whose pod
-#      helper (trainer-pod) must be found in the moved prefix, not in the build tree;
+#   1. checks that no installed ELF file searches the current directory for libraries
+#      (check_runpath.sh); runs the installed programs: `trainerctl version`, and a tiny
+#      `trainerctl run` whose pod helper (trainer-pod) must be found in the moved prefix, not in
+#      the build tree;
 #   2. lays the programs out as the vcpkg port does (trainerctl and trainer-pod in
 #      tools/libtrainer) and runs the tiny job from there; without the helper, the run is
 #      refused and the build tree's helper is not used;
@@ -79,6 +81,7 @@ for program in "$prefix/bin/trainerctl" "$prefix/libexec/libtrainer/trainer-pod"
   # shellcheck disable=SC2016  # a literal $ORIGIN
   [[ $runpath == '$ORIGIN/'* ]] || fail "$program: RUNPATH '$runpath' is not relative to \$ORIGIN"
 done
+"$here"/check_runpath.sh "$prefix" || fail "an installed file searches the current directory"
 "$prefix/bin/trainerctl" version || fail "the installed trainerctl does not start"
 run_tiny "$prefix/bin/trainerctl" "$work/run-installed"
 
