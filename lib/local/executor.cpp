@@ -426,6 +426,13 @@ class Executor::Impl {
         std::lock_guard<std::mutex> lock(mu_);
         lifecycle_.pod_exited(i, 128 + SIGKILL, Clock::now());
       }
+      // A pipe still open (an escaped process holds it past the drain bound): what its stream
+      // holds of an unfinished line is its last line.
+      for (Stream* s : {&p.out, &p.err}) {
+        if (s->fd < 0) continue;
+        s->lines.finish(
+            [&](std::string_view text, LineEnd end) { emit(i, s->is_stderr, text, end); });
+      }
       close_proc(p);
     }
     run_log_.finish();
