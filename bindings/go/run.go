@@ -60,7 +60,9 @@ func (p RunPhase) Finished() bool {
 	return p == RunSuspended || p == RunComplete || p == RunFailed
 }
 
-// LogLine is one complete line a pod of a local run wrote.
+// LogLine is one line a pod of a local run wrote, or a piece of one: a redraw ends at its `\r`
+// (kept as Text's last byte) and a line longer than 64 KiB comes in 64 KiB pieces without a
+// terminator (docs/local.md, "Logs").
 type LogLine struct {
 	Prefix string // terminal prefix without brackets ("node-0-0")
 	Pod    string // pod name

@@ -32,10 +32,14 @@ extern "C" {
 #define TRAINER_RUN_COMPLETE 3
 #define TRAINER_RUN_FAILED 4
 
-/** Receives every complete line a pod writes. `prefix` is the terminal prefix without brackets
- *  (`node-0-0`), `pod` the pod name, `text` the line without its newline (`len` bytes, not
- *  NUL-terminated in general). All pointers are borrowed for the duration of the call. Called
- *  from the run's supervisor thread, never concurrently with itself and never under the run's
+/** Receives every line a pod writes, or a piece of one. `prefix` is the terminal prefix without
+ *  brackets (`node-0-0`), `pod` the pod name, `text` the line without its newline (`len` bytes,
+ *  not NUL-terminated in general). A line is not held until its newline: a `\r` not followed by
+ *  `\n` (a progress bar's redraw) ends a piece and stays as its last byte, and a line longer than
+ *  65536 bytes arrives in pieces of 65536 bytes (without a terminator; the next piece of the same
+ *  pod and stream goes on with it), so neither a redraw nor an endless line waits (docs/local.md,
+ *  "Logs"). All pointers are borrowed for the duration of the call. Called from the run's
+ *  supervisor thread, never concurrently with itself and never under the run's
  *  lock: it may call trainer_run_status(), trainer_run_phase() and trainer_run_cancel(), but
  *  not trainer_run_wait() or trainer_run_free() on its own run. Returning anything other than
  *  TRAINER_OK cancels the run (as trainer_run_cancel()). @since 0.1 */

@@ -12,6 +12,7 @@
 #pragma once
 
 #include "trainer/error.hpp"
+#include "trainer/log_lines.hpp"
 
 #include <boost/json/value.hpp>
 
@@ -51,15 +52,21 @@ enum class Phase {
 /// "Pending", "Running", "Suspended", "Complete", "Failed".
 [[nodiscard]] const char* to_string(Phase phase) noexcept;
 
-/// One line a pod wrote, as delivered to `ExecutorOptions::on_log`.
+/// One line a pod wrote, or a piece of one, as delivered to `ExecutorOptions::on_log`: a stream
+/// is cut at `\n`, at a `\r` that is not part of `\r\n` (a progress bar's redraw) and after
+/// kMaxLogLinePiece bytes of one line (trainer::LogLineSplitter), so an endless line neither
+/// waits nor grows. `LogLineWriter` writes them as `trainerctl run` does.
 struct LogLine {
   /// `<replicatedJob>-<jobIndex>-<podIndex>`, the terminal prefix without brackets.
   std::string prefix;
   /// The pod's name (`<jobset>-<replicatedJob>-<jobIndex>-<podIndex>-<attempt>`).
   std::string pod;
   bool is_stderr = false;
-  /// The line without its newline (a final unterminated line is delivered at pod exit).
+  /// The text without its terminator (a final unterminated line is delivered at pod exit).
   std::string text;
+  /// How the piece ended: kNewline (a line), kCarriageReturn (a redraw), kNone (a line longer
+  /// than kMaxLogLinePiece goes on in the next piece of the same pod and stream).
+  LineEnd end = LineEnd::kNewline;
 };
 
 /// Options of `Executor::start`.
@@ -77,9 +84,9 @@ struct ExecutorOptions {
   /// Host environment variables a container gets when its spec does not set them (so host
   /// programs are found: the image is not pulled, the host's programs run).
   std::vector<std::string> host_env = {"PATH", "LD_LIBRARY_PATH"};
-  /// Every complete line of every pod, in arrival order. Called from the supervisor thread,
-  /// never concurrently with itself, and never under the Executor's lock: it may call `status`,
-  /// `phase` and `cancel`, but not `wait` (nor destroy the Executor).
+  /// Every line (or piece of one, see LogLine) of every pod, in arrival order. Called from the
+  /// supervisor thread, never concurrently with itself, and never under the Executor's lock: it may
+  /// call `status`, `phase` and `cancel`, but not `wait` (nor destroy the Executor).
   std::function<void(const LogLine&)> on_log;
   /// Warnings (the host fallback, unsupported fields ignored locally). Called from `start`'s
   /// thread or the supervisor thread, never concurrently with itself.

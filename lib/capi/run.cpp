@@ -136,9 +136,15 @@ trainer_status trainer_run_start(const char* objects, size_t len,
     run->sink = sink;
     if (sink->fn != nullptr) {
       eo.on_log = [sink](const local::LogLine& line) {
-        const trainer_status st =
-            sink->fn(sink->user_data, line.prefix.c_str(), line.pod.c_str(), line.is_stderr ? 1 : 0,
-                     line.text.data(), line.text.size());
+        // The callback has no end argument: a redraw keeps its `\r` (trainer/local.h).
+        std::string redraw;
+        std::string_view text = line.text;
+        if (line.end == trainer::LineEnd::kCarriageReturn) {
+          redraw = line.text + "\r";
+          text = redraw;
+        }
+        const trainer_status st = sink->fn(sink->user_data, line.prefix.c_str(), line.pod.c_str(),
+                                           line.is_stderr ? 1 : 0, text.data(), text.size());
         if (st != TRAINER_OK) sink->request_stop();
       };
     }

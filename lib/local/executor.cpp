@@ -6,6 +6,8 @@
 // pipes, cancellation on an eventfd, deadlines as poll timeouts: no busy loop.
 #include "trainer/local.hpp"
 
+#include "trainer/log_lines.hpp"
+
 #include "local/env.hpp"
 #include "local/lifecycle.hpp"
 #include "local/liveness.hpp"
@@ -41,7 +43,7 @@ namespace {
 
 struct Stream {
   int fd = -1;
-  std::string partial;
+  LogLineSplitter lines;  // a line's unfinished end, at most kMaxLogLinePiece bytes
   bool is_stderr = false;
 };
 
@@ -165,14 +167,22 @@ class Executor::Impl {
     }
   }
 
-  void emit(std::size_t pod, bool is_stderr, std::string text) {
+  // One piece of a pod's line to run.log (the text of a whole read goes out in one write, see
+  // flush_run_log) and to on_log.
+  void emit(std::size_t pod, bool is_stderr, std::string_view text, LineEnd end) {
     const auto& pp = lifecycle_.plan().pods[pod];
-    const std::string line = "[" + pp.prefix + "] " + text + "\n";
-    (void)!write(run_log_fd_, line.data(), line.size());
+    const auto& name = lifecycle_.pod(pod).name;
+    // Each stream is a source of its own: stdout's unfinished line never takes stderr's text.
+    const std::string source = name + (is_stderr ? "/2" : "/1");
+    run_log_.write(source, "[" + pp.prefix + "] ", text, end);
     if (options_.on_log) {
-      outbox_.push_back(
-          Outgoing{LogLine{pp.prefix, lifecycle_.pod(pod).name, is_stderr, std::move(text)}, {}});
+      outbox_.push_back(Outgoing{LogLine{pp.prefix, name, is_stderr, std::string(text), end}, {}});
     }
+  }
+
+  void flush_run_log() {
+    (void)!write(run_log_fd_, run_log_text_.data(), run_log_text_.size());
+    run_log_text_.clear();
   }
 
   // Reads what is there; returns false at EOF.
@@ -180,20 +190,20 @@ class Executor::Impl {
     char buf[16384];
     const ssize_t n = read(s.fd, buf, sizeof buf);
     if (n < 0 && (errno == EINTR || errno == EAGAIN)) return true;
+    const auto piece = [&](std::string_view text, LineEnd end) {
+      emit(pod, s.is_stderr, text, end);
+    };
     if (n <= 0) {
-      if (!s.partial.empty()) emit(pod, s.is_stderr, std::move(s.partial));
-      s.partial.clear();
+      s.lines.finish(piece);
+      flush_run_log();
       close(s.fd);
       s.fd = -1;
       return false;
     }
     const std::string_view chunk(buf, static_cast<std::size_t>(n));
     if (p.log_fd >= 0) (void)!write(p.log_fd, chunk.data(), chunk.size());
-    s.partial.append(chunk);
-    for (auto nl = s.partial.find('\n'); nl != std::string::npos; nl = s.partial.find('\n')) {
-      emit(pod, s.is_stderr, s.partial.substr(0, nl));
-      s.partial.erase(0, nl + 1);
-    }
+    s.lines.feed(chunk, piece);
+    flush_run_log();
     return true;
   }
 
@@ -236,7 +246,8 @@ class Executor::Impl {
     if (!launched) {
       const std::string msg =
           "cannot start pod " + lifecycle_.pod(i).name + ": " + launched.error().message;
-      emit(i, true, msg);
+      emit(i, true, msg, LineEnd::kNewline);
+      flush_run_log();
       lifecycle_.pod_start_failed(i, launched.error().message, now);
       return false;
     }
@@ -415,8 +426,17 @@ class Executor::Impl {
         std::lock_guard<std::mutex> lock(mu_);
         lifecycle_.pod_exited(i, 128 + SIGKILL, Clock::now());
       }
+      // A pipe still open (an escaped process holds it past the drain bound): what its stream
+      // holds of an unfinished line is its last line.
+      for (Stream* s : {&p.out, &p.err}) {
+        if (s->fd < 0) continue;
+        s->lines.finish(
+            [&](std::string_view text, LineEnd end) { emit(i, s->is_stderr, text, end); });
+      }
       close_proc(p);
     }
+    run_log_.finish();
+    flush_run_log();
     {
       std::lock_guard<std::mutex> lock(mu_);
       done_ = true;
@@ -442,6 +462,8 @@ class Executor::Impl {
   const json::object identity_ = detail::executor_identity();
   int wake_fd_ = -1;
   int run_log_fd_ = -1;
+  std::string run_log_text_;  // what the supervisor has yet to write to run.log
+  LogLineWriter run_log_{[this](std::string_view text) { run_log_text_.append(text); }};
   std::thread thread_;
 };
 

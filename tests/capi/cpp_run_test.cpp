@@ -157,6 +157,30 @@ TEST_CASE("trainer.hpp Run: a rendered TrainJob runs to Complete with its log li
   CHECK(lines.use_count() == 1);
 }
 
+TEST_CASE("trainer.hpp Run: a \\r redraw is a piece that keeps its \\r, \\r\\n a line") {
+  const std::string dir = fresh_dir();
+  auto lines = std::make_shared<Lines>();
+  abi::RunOptions options;
+  options.run_dir = dir + "/run";
+  options.isolation = abi::Isolation::kHost;
+  options.on_log = [lines](const abi::LogLine& line) {
+    lines->add(line);
+    return true;
+  };
+  auto run = abi::Run::start(rendered(R"(printf "a\rb\r\nc")"), options);
+  INFO((run ? std::string() : run.error().message));
+  REQUIRE(run.has_value());
+  auto phase = run->wait(kBound);
+  REQUIRE(phase.has_value());
+  CHECK(*phase == abi::RunPhase::kComplete);
+  // Each of the two nodes: the redraw `a`, the line `b\r` (its `\r\n`), the last line `c`.
+  CHECK(lines->count("a\r") == 2);
+  CHECK(lines->count("b\r") == 2);
+  CHECK(lines->count("c") == 2);
+  const std::lock_guard<std::mutex> lock(lines->mutex);
+  CHECK(lines->text.size() == 6);
+}
+
 TEST_CASE("trainer.hpp Run: a wait that runs out of time, then cancel") {
   const std::string dir = fresh_dir();
   auto lines = std::make_shared<Lines>();

@@ -7,38 +7,69 @@
 
 #include "trainer/cluster.hpp"
 #include "trainer/local.hpp"
+#include "trainer/log_lines.hpp"
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <iostream>
 #include <map>
 #include <optional>
 #include <string>
+#include <thread>
 
 namespace trainerctl {
 namespace {
 
+// Whether the run's executor is done with its log files: finished, or gone (read_status).
+bool run_finished(const std::string& run_dir) {
+  const auto state = trainer::local::read_status(run_dir);
+  if (!state) return true;
+  const auto* finished = state->get_object().if_contains("finished");
+  return finished != nullptr && finished->is_bool() && finished->get_bool();
+}
+
 int run_local_logs(const Parsed& args) {
   const auto& positional = args.args();
+  const std::string& run_dir = positional[0];
   std::string path;
   if (positional.size() == 2) {
-    auto found = trainer::local::pod_log_path(positional[0], positional[1]);
+    auto found = trainer::local::pod_log_path(run_dir, positional[1]);
     if (!found) return report_error(found.error());
     path = *found;
   } else {
-    if (auto state = trainer::local::read_status(positional[0]); !state) {
+    if (auto state = trainer::local::read_status(run_dir); !state) {
       return report_error(state.error());
     }
-    path = trainer::local::combined_log_path(positional[0]);
+    path = trainer::local::combined_log_path(run_dir);
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     std::fprintf(stderr, "error: cannot read %s\n", path.c_str());
     return kExitFailed;
   }
-  std::cout << in.rdbuf();
-  std::cout.flush();
+  // The files hold what the pods wrote as it came (run.log in pieces, see docs/local.md): they
+  // are copied as bytes, and followed (-f) until the run has finished and nothing is left.
+  const bool follow = args.enabled("follow");
+  bool last_round = !follow;
+  char buf[65536];
+  for (;;) {
+    in.read(buf, sizeof buf);
+    const auto n = static_cast<std::size_t>(in.gcount());
+    if (n > 0) {
+      std::fwrite(buf, 1, n, stdout);
+      std::fflush(stdout);
+      continue;
+    }
+    if (last_round) break;
+    in.clear();
+    // Finished means the executor wrote its last byte before saying so: one more pass reads it.
+    if (run_finished(run_dir)) {
+      last_round = true;
+      continue;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
   return kExitOk;
 }
 
@@ -55,45 +86,48 @@ int usage(const std::string& message) {
   return kExitUsage;
 }
 
-// Writes whole lines of each pod (several pods' streams arrive interleaved), optionally with
-// kubectl's `[pod/<name>/<container>] ` prefix; what remains of a line is written at the end.
-class LineWriter {
+// Several pods' streams arrive interleaved: each is cut into lines and the pieces a redraw or an
+// endless line gives (trainer::LogLineSplitter, at most kMaxLogLinePiece bytes held per pod), and
+// written with kubectl's `[pod/<name>/<container>] ` prefix when asked for, pods never sharing a
+// line (trainer::LogLineWriter).
+class PodLines {
  public:
-  LineWriter(bool prefix, std::string container)
-      : prefix_(prefix), container_(std::move(container)) {}
+  PodLines(bool prefix, std::string container)
+      : prefix_(prefix), container_(container.empty() ? "node" : std::move(container)) {}
 
   bool write(std::string_view pod, std::string_view data) {
-    std::string& pending = pending_[std::string(pod)];
-    pending.append(data.data(), data.size());
-    std::size_t start = 0;
-    for (auto end = pending.find('\n'); end != std::string::npos; end = pending.find('\n', start)) {
-      emit(pod, std::string_view(pending).substr(start, end + 1 - start));
-      start = end + 1;
-    }
-    pending.erase(0, start);
+    auto found = lines_.find(pod);
+    if (found == lines_.end()) found = lines_.emplace(std::string(pod), LogLineSplitter()).first;
+    found->second.feed(data, [&](std::string_view text, trainer::LineEnd end) {
+      out_.write(pod, prefix_of(pod), text, end);
+    });
     std::fflush(stdout);
     return true;
   }
 
   void finish() {
-    for (const auto& [pod, rest] : pending_) {
-      if (!rest.empty()) emit(pod, rest + "\n");
+    for (auto& [pod, lines] : lines_) {
+      lines.finish([&, name = std::string_view(pod)](std::string_view text, trainer::LineEnd end) {
+        out_.write(name, prefix_of(name), text, end);
+      });
     }
+    out_.finish();
     std::fflush(stdout);
   }
 
  private:
-  void emit(std::string_view pod, std::string_view line) {
-    if (prefix_) {
-      std::printf("[pod/%.*s/%s] ", static_cast<int>(pod.size()), pod.data(),
-                  container_.empty() ? "node" : container_.c_str());
-    }
-    std::fwrite(line.data(), 1, line.size(), stdout);
+  using LogLineSplitter = trainer::LogLineSplitter;
+
+  std::string prefix_of(std::string_view pod) const {
+    if (!prefix_) return {};
+    return "[pod/" + std::string(pod) + "/" + container_ + "] ";
   }
 
   bool prefix_;
   std::string container_;
-  std::map<std::string, std::string, std::less<>> pending_;
+  std::map<std::string, LogLineSplitter, std::less<>> lines_;
+  trainer::LogLineWriter out_{
+      [](std::string_view text) { std::fwrite(text.data(), 1, text.size(), stdout); }};
 };
 
 int run_cluster_logs(const Parsed& args) {
@@ -116,7 +150,7 @@ int run_cluster_logs(const Parsed& args) {
   options.follow = args.enabled("follow");
   auto client = connect(args);
   if (!client) return report_cluster_error(client.error());
-  LineWriter writer(args.enabled("prefix"), options.container);
+  PodLines writer(args.enabled("prefix"), options.container);
   auto read = trainer::cluster::logs(
       *client, namespace_of(args, *client), args.args()[0], options,
       [&](const trainer::cluster::LogChunk& chunk) { return writer.write(chunk.pod, chunk.data); });
@@ -142,14 +176,16 @@ const Command& logs_command() {
       "hostname or prefix (node-0-0); its latest attempt's stdout and stderr as written.\n"
       "NAME: a TrainJob on the cluster: the logs of its trainer pods (container node), found by\n"
       "the JobSet's labels; --node N narrows them to node N, --replicated-job to another job\n"
-      "(an initializer), --all-pods reads every pod. Several pods followed (-f) are read at once.",
+      "(an initializer), --all-pods reads every pod. Several pods followed (-f) are read at once.\n"
+      "Lines show as they arrive: a `\\r` redraw (a progress bar) at once, a line longer than\n"
+      "64 KiB in pieces (docs/local.md, \"Logs\"). -f on RUN_DIR follows until the run ends.",
       {{"NAME|RUN_DIR", true}, {"POD", false}},
       with_cluster_flags(
           {{"node", '\0', "N", "only the pod of trainer node N"},
            {"container", 'c', "NAME", "the container (default: node in trainer pods)"},
            {"replicated-job", '\0', "NAME", "the pods of this replicated job (default: node)"},
            {"all-pods", '\0', "", "the pods of every replicated job"},
-           {"follow", 'f', "", "keep streaming new lines until the containers end"},
+           {"follow", 'f', "", "keep streaming new lines until the containers (the local run) end"},
            {"tail", '\0', "N", "only the last N lines of each pod"},
            {"prefix", '\0', "", "start each line with [pod/<name>/<container>]"}}),
       run_logs};

@@ -8,6 +8,7 @@
 #include "run_tuning.hpp"
 
 #include "trainer/local.hpp"
+#include "trainer/log_lines.hpp"
 #include "trainer/render.hpp"
 
 #include <boost/json.hpp>
@@ -49,14 +50,17 @@ std::string default_run_dir(const std::vector<boost::json::value>& docs) {
   return "trainer-runs/" + name + "-" + stamp;
 }
 
-// The terminal: interleaved pod lines and, on a TTY, one live status line kept at the bottom.
+// The terminal: interleaved pod lines (as run.log has them: LogLineWriter) and, on a TTY, one
+// live status line kept at the bottom. While a pod's line is open (a progress bar's redraw, a
+// piece of a long line) the status line is not drawn, which would overwrite or split it.
 class Console {
  public:
   Console() : tty_(isatty(STDERR_FILENO) == 1) {}
   void line(const trainer::local::LogLine& l) {
     std::lock_guard<std::mutex> lock(mu_);
     clear();
-    std::fprintf(stdout, "[%s] %s\n", l.prefix.c_str(), l.text.c_str());
+    // Each stream of a pod is a source of its own, as in run.log.
+    out_.write(l.pod + (l.is_stderr ? "/2" : "/1"), "[" + l.prefix + "] ", l.text, l.end);
     std::fflush(stdout);
     redraw();
   }
@@ -68,21 +72,28 @@ class Console {
   void done() {
     std::lock_guard<std::mutex> lock(mu_);
     clear();
+    out_.finish();
+    std::fflush(stdout);
     tty_ = false;
   }
 
  private:
   void clear() {
-    if (tty_ && !status_.empty()) std::fputs("\r\033[K", stderr);
+    if (shown_) std::fputs("\r\033[K", stderr);
+    shown_ = false;
   }
   void redraw() {
-    if (!tty_ || status_.empty()) return;
+    if (!tty_ || status_.empty() || out_.line_open()) return;
     std::fprintf(stderr, "\r\033[K%s", status_.c_str());
     std::fflush(stderr);
+    shown_ = true;
   }
   std::mutex mu_;
   bool tty_;
+  bool shown_ = false;  // the status line is on the terminal
   std::string status_;
+  trainer::LogLineWriter out_{
+      [](std::string_view text) { std::fwrite(text.data(), 1, text.size(), stdout); }};
 };
 
 void print_final(const boost::json::value& status) {

@@ -60,7 +60,9 @@ impl fmt::Display for Phase {
     }
 }
 
-/// One line a pod wrote, borrowed for the callback.
+/// One line a pod wrote, or a piece of one (a redraw keeps its `\r` as the last byte; a line
+/// longer than 64 KiB comes in 64 KiB pieces without a terminator: docs/local.md, "Logs"),
+/// borrowed for the callback.
 #[derive(Debug)]
 pub struct LogLine<'a> {
     /// The terminal prefix without brackets (`node-0-0`).
