@@ -106,7 +106,7 @@ struct Group {
 /// The raw replica spec of `role` as written (for the webhook rules that see undefaulted values).
 [[nodiscard]] const boost::json::object* raw_replica_spec(const V1Job& job, const Role& role);
 
-/// A Group of every container with no prelude.
+/// A Group whose env goes to every container, one Job of `count` pods.
 [[nodiscard]] Group make_group(std::string name, const Role* role, std::int64_t count,
                                bool trainer_ancestor, boost::json::array env = {});
 
