@@ -35,6 +35,38 @@ constexpr std::int64_t kMaxTrials = 100;
 constexpr std::int64_t kKatibParallelDefault = 3;
 constexpr const char* kNoEquivalent = "has no OptimizationJob equivalent; it is dropped";
 
+// Katib's algorithms that have a counterpart among the OptimizationJob's samplers (random,
+// grid, and libtrainer's TPE): `change` says what differs, empty when nothing does. Hyperband
+// and PBT (which schedule and resume trials) and the NAS algorithms have none.
+struct KatibAlgorithm {
+  std::string_view name;
+  std::string_view sampler;
+  std::string change;
+};
+
+const std::vector<KatibAlgorithm>& katib_algorithms() {
+  static const std::string tpe =
+      "libtrainer's TPE searches instead (annotation tuning.trainer.kubeflow.org/algorithm: tpe): ";
+  static const std::vector<KatibAlgorithm> table = {
+      {"random", "random", ""},
+      {"grid", "grid", ""},
+      {"tpe", "tpe", ""},
+      {"bayesianoptimization", "tpe",
+       tpe + "a Tree-structured Parzen Estimator models the objective where Katib fits a "
+             "Gaussian process, so the trials differ"},
+      {"multivariate-tpe", "tpe",
+       tpe + "it models each parameter on its own where Katib's multivariate TPE models them "
+             "jointly, so the trials differ"},
+      {"cmaes", "tpe",
+       tpe + "a Tree-structured Parzen Estimator models the objective where Katib adapts a "
+             "covariance matrix (CMA-ES), so the trials differ"},
+      {"sobol", "random",
+       "random search runs instead: independent uniform draws where Katib follows a Sobol "
+       "low-discrepancy sequence, so the trials cover the space less evenly"},
+  };
+  return table;
+}
+
 void replace_all(std::string& text, const std::string& from, const std::string& to) {
   for (std::size_t pos = text.find(from); pos != std::string::npos;
        pos = text.find(from, pos + to.size())) {
@@ -172,16 +204,30 @@ class ExperimentConverter {
       return;
     }
     const std::string name = find_string(*a, "algorithmName").value_or("");
+    const KatibAlgorithm* katib = nullptr;
+    std::vector<std::string> supported;
+    for (const auto& k : katib_algorithms()) {
+      supported.emplace_back(k.name);
+      if (k.name == name) katib = &k;
+    }
+    if (katib == nullptr) {
+      diag_.refuse(field_not_supported("spec.algorithm.algorithmName", json::value(name.c_str()),
+                                       supported));
+      return;
+    }
     SearchAlgorithm out;
-    if (name == "random") {
-      out.random = RandomSearch{};
-    } else if (name == "grid") {
+    const bool tpe = katib->sampler == "tpe";
+    if (katib->sampler == "grid") {
       out.grid = GridSearch{};
       grid_ = true;
     } else {
-      diag_.refuse(field_not_supported("spec.algorithm.algorithmName", json::value(name.c_str()),
-                                       {"random", "grid"}));
-      return;
+      // TPE takes its seed from searchAlgorithm.random as well (docs/tuning.md).
+      out.random = RandomSearch{};
+    }
+    if (tpe) job_.metadata.annotations[tuning::kAlgorithmAnnotation] = "tpe";
+    if (!katib->change.empty()) {
+      diag_.warn("spec.algorithm.algorithmName", json::value(name.c_str()),
+                 "has no OptimizationJob equivalent; " + katib->change);
     }
     if (const auto* settings = find_array(*a, "algorithmSettings")) {
       for (std::size_t i = 0; i < settings->size(); ++i) {
@@ -200,6 +246,8 @@ class ExperimentConverter {
         } else {
           diag_.warn(path, (*settings)[i],
                      out.grid ? "has no OptimizationJob equivalent (grid takes no settings)"
+                     : tpe    ? "has no OptimizationJob equivalent; libtrainer's TPE settings are "
+                                "fixed (docs/tuning.md)"
                               : kNoEquivalent);
         }
       }
@@ -336,6 +384,11 @@ class ExperimentConverter {
 
   void trial_counts() {
     const auto max = find_int(*spec_, "maxTrialCount");
+    if (const auto* m = spec_->if_contains("maxTrialCount"); m != nullptr && m->is_uint64()) {
+      diag_.refuse(
+          field_invalid("spec.maxTrialCount", *m, "an OptimizationJob runs 1..100 trials"));
+      return;
+    }
     if (spec_->contains("maxTrialCount") && !max) {
       diag_.refuse(
           field_invalid("spec.maxTrialCount", spec_->at("maxTrialCount"), "must be an integer"));

@@ -18,21 +18,12 @@ using trainer::detail::find_string;
 namespace {
 
 constexpr const char* kApiVersion = "trainer.kubeflow.org/v1alpha1";
-constexpr const char* kCompletionIndex =
-    "metadata.annotations['batch.kubernetes.io/job-completion-index']";
-
-json::object index_var() {
-  return json::object{
-      {"name", kIndexVar},
-      {"valueFrom", json::object{{"fieldRef", json::object{{"fieldPath", kCompletionIndex}}}}}};
-}
 
 // The v1 contract into one container: the index first (so later values may say
 // $(V1_REPLICA_INDEX)), the container's own env, then the contract as v1 appended it.
-void inject(json::object& container, const Group& group, const std::string& path,
-            Diagnostics& diag) {
+void inject(json::object& container, const Group& group) {
   json::array env;
-  env.push_back(index_var());
+  env.push_back(env_field(kIndexVar, group.pod_per_job ? kJobIndexField : kCompletionIndexField));
   std::set<std::string> names{std::string(kIndexVar)};
   if (const auto* own = find_array(container, "env")) {
     for (const auto& e : *own) {
@@ -45,17 +36,6 @@ void inject(json::object& container, const Group& group, const std::string& path
     env.push_back(e);
   }
   container["env"] = std::move(env);
-  if (group.command_prelude.empty()) return;
-  auto* command = find_array(container, "command");
-  if (command == nullptr || command->empty()) {
-    diag.warn(path + ".command", json::value(nullptr),
-              "is needed to compute this replica's rank (" + group.command_prelude +
-                  "); without it the image's entrypoint runs without that value");
-    return;
-  }
-  json::array wrapped{"/bin/sh", "-c", group.command_prelude + " exec \"$0\" \"$@\""};
-  for (const auto& c : *command) wrapped.push_back(c);
-  container["command"] = std::move(wrapped);
 }
 
 json::object pod_template(const V1Job& job, const Group& group,
@@ -85,9 +65,8 @@ json::object pod_template(const V1Job& job, const Group& group,
         find_string(c, "name") != std::optional<std::string>(job.info->container)) {
       continue;
     }
-    if (group.env.empty() && group.command_prelude.empty()) continue;
-    inject(c, group, group.role->path + ".template.spec.containers[" + std::to_string(i) + "]",
-           diag);
+    if (group.env.empty()) continue;
+    inject(c, group);
   }
   return tmpl;
 }
@@ -114,8 +93,9 @@ std::vector<json::value> build_objects(const V1Job& job, const Plan& plan, RunPo
   bool has_ancestor = false;
   for (const auto& g : plan.groups) {
     json::object job_spec;
-    job_spec["parallelism"] = g.count;
-    job_spec["completions"] = g.count;
+    const std::int64_t pods_per_job = g.pod_per_job ? 1 : g.count;
+    job_spec["parallelism"] = pods_per_job;
+    job_spec["completions"] = pods_per_job;
     job_spec["completionMode"] = "Indexed";
     for (const auto& [k, v] : g.job_fields) job_spec[k] = v;
     json::object tmpl = pod_template(job, g, rp.backoff_limit, job_spec, diag);
@@ -128,7 +108,8 @@ std::vector<json::value> build_objects(const V1Job& job, const Plan& plan, RunPo
           {"labels", json::object{{"trainer.kubeflow.org/trainjob-ancestor-step", "trainer"}}}};
     }
     rjob_template["spec"] = std::move(job_spec);
-    rjobs.push_back(json::object{{"name", g.name}, {"replicas", 1}, {"template", rjob_template}});
+    rjobs.push_back(json::object{
+        {"name", g.name}, {"replicas", g.pod_per_job ? g.count : 1}, {"template", rjob_template}});
   }
 
   json::object jobset_spec = std::move(rp.jobset_spec);

@@ -88,7 +88,7 @@ std::optional<std::vector<json::value>> builtin_objects(const V1Job& job, const 
   if (builtin == nullptr || plan.groups.size() != 1) return std::nullopt;
   const Group& g = plan.groups.front();
   // The built-ins' one replicatedJob is `node`: the addresses in the env must name it.
-  if (g.name != "node" || !g.command_prelude.empty() || g.role->restart_policy != "OnFailure") {
+  if (g.name != "node" || g.pod_per_job || g.role->restart_policy != "OnFailure") {
     return std::nullopt;
   }
   if (!rp.jobset_spec.empty() || !rp.pod_group_policy.empty() || !rp.template_annotations.empty() ||
@@ -115,12 +115,7 @@ std::optional<std::vector<json::value>> builtin_objects(const V1Job& job, const 
   // The v1 contract minus what the plugin sets itself, after the index and the user's env,
   // exactly as the generated runtime's containers have it.
   json::array env;
-  env.push_back(json::object{
-      {"name", kIndexVar},
-      {"valueFrom",
-       json::object{{"fieldRef", json::object{{"fieldPath",
-                                               "metadata.annotations['batch.kubernetes.io/"
-                                               "job-completion-index']"}}}}}});
+  env.push_back(env_field(kIndexVar, kCompletionIndexField));
   std::vector<std::string> names{std::string(kIndexVar)};
   if (const auto* own = find_array(*c, "env")) {
     for (const auto& e : *own) {

@@ -3,6 +3,7 @@
 
 #include "api/json_path.hpp"
 #include "kube/names.hpp"
+#include "trainer/validation.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -21,13 +22,24 @@ std::string lower(std::string_view text) {
   return out;
 }
 
+std::string pod_address(std::string_view job, std::string_view rjob, std::int64_t job_index,
+                        std::int64_t index) {
+  return std::string(job) + "-" + std::string(rjob) + "-" + std::to_string(job_index) + "-" +
+         std::to_string(index) + "." + std::string(job);
+}
+
 std::string pod_address(std::string_view job, std::string_view rjob, std::int64_t index) {
-  return std::string(job) + "-" + std::string(rjob) + "-0-" + std::to_string(index) + "." +
-         std::string(job);
+  return pod_address(job, rjob, 0, index);
 }
 
 json::object env_var(std::string_view name, std::string value) {
   return json::object{{"name", name}, {"value", std::move(value)}};
+}
+
+json::object env_field(std::string_view name, std::string_view field_path) {
+  return json::object{
+      {"name", name},
+      {"valueFrom", json::object{{"fieldRef", json::object{{"fieldPath", field_path}}}}}};
 }
 
 Group make_group(std::string name, const Role* role, std::int64_t count, bool trainer_ancestor,
@@ -61,6 +73,30 @@ const Role* V1Job::role(std::string_view type) const {
 std::int64_t V1Job::total_replicas() const {
   std::int64_t n = 0;
   for (const auto& r : roles) n += r.replicas;
+  return n;
+}
+
+std::optional<std::int64_t> read_count(const json::value& value, const std::string& path,
+                                       std::int64_t min, Diagnostics& diag) {
+  const std::string limit = "must be no more than " + std::to_string(kMaxPodsPerTrainJob);
+  if (value.is_uint64()) {  // above INT64_MAX: Boost.JSON keeps it unsigned
+    diag.refuse(field_invalid(path, value, limit));
+    return std::nullopt;
+  }
+  if (!value.is_int64()) {
+    diag.refuse(field_type_invalid(path, value, "must be an integer"));
+    return std::nullopt;
+  }
+  const std::int64_t n = value.get_int64();
+  if (n < min) {
+    diag.refuse(
+        field_invalid(path, value, "must be greater than or equal to " + std::to_string(min)));
+    return std::nullopt;
+  }
+  if (n > kMaxPodsPerTrainJob) {
+    diag.refuse(field_invalid(path, value, limit));
+    return std::nullopt;
+  }
   return n;
 }
 
@@ -189,14 +225,9 @@ std::optional<V1Job> read_v1_job(const json::object& job, const KindInfo& info,
       continue;
     }
     const bool worker_zero = role.type == "Worker" && info.default_replicas_worker == 0;
-    role.replicas = find_int(*rs, "replicas").value_or(worker_zero ? 0 : 1);
-    if (const auto* r = rs->if_contains("replicas");
-        r != nullptr && !r->is_null() && !find_int(*rs, "replicas")) {
-      diag.refuse(field_type_invalid(role.path + ".replicas", *r, "must be an integer"));
-    }
-    if (role.replicas < 0) {
-      diag.refuse(field_invalid(role.path + ".replicas", json::value(role.replicas),
-                                "must be greater than or equal to 0"));
+    role.replicas = worker_zero ? 0 : 1;
+    if (const auto* r = rs->if_contains("replicas"); r != nullptr && !r->is_null()) {
+      role.replicas = read_count(*r, role.path + ".replicas", 0, diag).value_or(0);
     }
     role.restart_policy = find_string(*rs, "restartPolicy").value_or("");
     if (role.restart_policy.empty()) role.restart_policy = std::string(info.restart);
@@ -227,6 +258,14 @@ std::optional<V1Job> read_v1_job(const json::object& job, const KindInfo& info,
       }
     }
     out.roles.push_back(std::move(role));
+  }
+  // Each term is at most kMaxPodsPerTrainJob and there are fewer roles than bytes of input,
+  // so the sum cannot overflow.
+  if (const std::int64_t total = out.total_replicas(); total > kMaxPodsPerTrainJob) {
+    diag.refuse(field_invalid(specs_path, json::value(total),
+                              "the replicas add up to " + std::to_string(total) +
+                                  " pods; a TrainJob may have no more than " +
+                                  std::to_string(kMaxPodsPerTrainJob)));
   }
   // The kind's type order (Master before Worker, ...), then the others as the map sorts them.
   auto rank = [&](const Role& r) {

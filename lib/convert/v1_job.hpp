@@ -55,10 +55,19 @@ struct V1Job {
   std::vector<Role> roles;  ///< in the kind's type order (then the rest sorted)
 
   [[nodiscard]] const Role* role(std::string_view type) const;
+  /// The pods of every role; read_v1_job refused a job whose sum exceeds kMaxPodsPerTrainJob.
   [[nodiscard]] std::int64_t total_replicas() const;
   /// The role's default container's port named `info->port_name`, else the kind's default.
   [[nodiscard]] std::int64_t port(const Role& role) const;
 };
+
+/// A count of pods or of processes per pod (`replicas`, `nprocPerNode`, `slotsPerWorker`) at
+/// `path`: an integer from `min` to trainer::kMaxPodsPerTrainJob, so that no sum or product
+/// of counts the conversion computes can overflow. Otherwise a refusal naming the path and the
+/// limit, and nullopt.
+[[nodiscard]] std::optional<std::int64_t> read_count(const boost::json::value& value,
+                                                     const std::string& path, std::int64_t min,
+                                                     Diagnostics& diag);
 
 /// Reads and defaults `job`; the webhook refusals go to `diag` as errors. Nothing when the
 /// object cannot be read at all (then `diag` holds why).
@@ -80,9 +89,12 @@ struct Group {
   /// Whether `env` goes to every container (PyTorch, XGBoost, JAX, Paddle) or only to the
   /// default-named one (TFJob's TF_CONFIG).
   bool all_containers = true;
-  /// Shell text run before the container's command (`export RANK=...`), for values env
-  /// expansion cannot compute; the command is wrapped in `/bin/sh -c`.
-  std::string command_prelude;
+  /// One Job per pod: the replicatedJob has `count` Jobs of one pod each instead of one Job of
+  /// `count` pods. JobSet numbers the Jobs of all replicatedJobs in order
+  /// (`jobset.sigs.k8s.io/job-global-index`), so a rank that continues an earlier group's
+  /// (a Worker's after the Master's) is a fieldRef, where the completion index would need
+  /// arithmetic that env expansion cannot do. The replica index is then the Job's index.
+  bool pod_per_job = false;
   /// MPI: the index of the container renamed `node` (the MPI plugin mounts the hostfile and
   /// SSH keys into `node` containers), and the command it gets when it has none.
   std::optional<std::size_t> rename_to_node;
@@ -94,7 +106,7 @@ struct Group {
 /// The raw replica spec of `role` as written (for the webhook rules that see undefaulted values).
 [[nodiscard]] const boost::json::object* raw_replica_spec(const V1Job& job, const Role& role);
 
-/// A Group of every container with no prelude.
+/// A Group whose env goes to every container, one Job of `count` pods.
 [[nodiscard]] Group make_group(std::string name, const Role* role, std::int64_t count,
                                bool trainer_ancestor, boost::json::array env = {});
 
@@ -102,11 +114,26 @@ struct Group {
 /// pod's completion index; later entries use `$(V1_REPLICA_INDEX)` (reference 3.6).
 inline constexpr std::string_view kIndexVar = "V1_REPLICA_INDEX";
 
-/// `<job>-<replicatedJob>-0-<i>.<job>`: a JobSet pod's address (reference 3.3).
+/// The fieldPaths of a pod's completion index in its Job, of its Job's index in the
+/// replicatedJob, and of its Job's index across all replicatedJobs (JobSet puts the last two
+/// on every Job's pod template; the local executor on every pod).
+inline constexpr std::string_view kCompletionIndexField =
+    "metadata.annotations['batch.kubernetes.io/job-completion-index']";
+inline constexpr std::string_view kJobIndexField =
+    "metadata.annotations['jobset.sigs.k8s.io/job-index']";
+inline constexpr std::string_view kGlobalIndexField =
+    "metadata.annotations['jobset.sigs.k8s.io/job-global-index']";
+
+/// `<job>-<replicatedJob>-<jobIndex>-<i>.<job>`: a JobSet pod's address (reference 3.3).
+[[nodiscard]] std::string pod_address(std::string_view job, std::string_view rjob,
+                                      std::int64_t job_index, std::int64_t index);
+/// `<job>-<replicatedJob>-0-<i>.<job>`: pod `i` of the replicatedJob's one Job.
 [[nodiscard]] std::string pod_address(std::string_view job, std::string_view rjob,
                                       std::int64_t index);
 /// `{name, value}`.
 [[nodiscard]] boost::json::object env_var(std::string_view name, std::string value);
+/// `{name, valueFrom: {fieldRef: {fieldPath}}}`.
+[[nodiscard]] boost::json::object env_field(std::string_view name, std::string_view field_path);
 /// Lower-case ASCII.
 [[nodiscard]] std::string lower(std::string_view text);
 /// Whether two roles' pod templates are the same (then one `node` replicatedJob runs both).

@@ -11,7 +11,6 @@
 namespace trainer::convert::detail {
 namespace json = boost::json;
 using trainer::detail::find_array;
-using trainer::detail::find_int;
 using trainer::detail::find_object;
 using trainer::detail::find_string;
 
@@ -46,7 +45,12 @@ Plan plan(const V1Job& job, Diagnostics& diag) {
         field_invalid(launcher->path + ".replicas", json::value(launcher->replicas), "must be 1"));
     return p;
   }
-  const auto slots = find_int(job.spec, "slotsPerWorker").value_or(1);
+  std::int64_t slots = 1;
+  if (const auto* s = job.spec.if_contains("slotsPerWorker"); s != nullptr && !s->is_null()) {
+    const auto n = read_count(*s, "spec.slotsPerWorker", 1, diag);
+    if (!n) return p;
+    slots = *n;
+  }
   p.ml_policy["mpi"] = json::object{
       {"numProcPerNode", slots}, {"mpiImplementation", "OpenMPI"}, {"runLauncherAsNode", false}};
   Group l = make_group("launcher", launcher, 1, false);

@@ -2,11 +2,11 @@
 //
 // PyTorchJob (reference 1.2, 1.3, 2.2): Master and Worker with the same template (or only one
 // of them) become one `node` replicatedJob (node rank = completion index, as v1's Master 0,
-// Worker i -> i+1);
-// different templates become `master` and `worker`, the workers' RANK computed in a shell
-// prelude (env expansion cannot add 1).
+// Worker i -> i+1); different templates become `master` and `worker`, each Worker its own Job,
+// so that JobSet's global Job index is its v1 rank (env expansion cannot add 1).
 #include "api/json_path.hpp"
 #include "convert/v1_kinds.hpp"
+#include "trainer/validation.hpp"
 
 #include <charconv>
 
@@ -106,11 +106,25 @@ Plan plan(const V1Job& job, Diagnostics& diag) {
 
   std::string nproc = find_string(job.spec, "nprocPerNode").value_or("");
   if (nproc.empty() && (elastic == nullptr || !elastic->contains("nProcPerNode"))) nproc = "auto";
+  // v1 multiplied an integer nprocPerNode into WORLD_SIZE (else 1: `auto`, `cpu`, `gpu`).
   std::int64_t nproc_n = 1;
   if (!nproc.empty()) {
     std::int64_t n = 0;
     auto [end, ec] = std::from_chars(nproc.data(), nproc.data() + nproc.size(), n);
-    if (ec == std::errc() && end == nproc.data() + nproc.size()) nproc_n = n;
+    if (end == nproc.data() + nproc.size() && ec != std::errc::invalid_argument) {
+      if (ec == std::errc::result_out_of_range || n < 1 || n > kMaxPodsPerTrainJob) {
+        diag.refuse(field_invalid("spec.nprocPerNode", json::value(nproc),
+                                  "must be auto, cpu, gpu or an integer from 1 to " +
+                                      std::to_string(kMaxPodsPerTrainJob)));
+        return p;
+      }
+      nproc_n = n;
+    }
+  }
+  if (elastic != nullptr) {
+    if (const auto* n = elastic->if_contains("nProcPerNode"); n != nullptr && !n->is_null()) {
+      if (!read_count(*n, "spec.elasticPolicy.nProcPerNode", 1, diag)) return p;
+    }
   }
   const std::int64_t total = job.total_replicas();
   // One replicatedJob `node` unless Master and Worker templates differ.
@@ -120,7 +134,15 @@ Plan plan(const V1Job& job, Diagnostics& diag) {
   const std::int64_t worker_offset = master != nullptr ? master->replicas : 0;
   const std::string worker0 = pod_address(job.name, worker_rjob, merged ? worker_offset : 0);
 
-  auto env_for = [&](bool prelude_rank) {
+  // Made once, not per group: its warnings are the job's, whatever number of groups share it.
+  json::array elastic_vars;
+  if (elastic != nullptr) {
+    elastic_env(job, *elastic, worker0, worker != nullptr ? job.port(*worker) : 0, elastic_vars,
+                diag);
+  }
+
+  // global_rank: the Worker's RANK is its Job's global index (the Master's Job is index 0).
+  auto env_for = [&](bool global_rank) {
     json::array env;
     env.push_back(env_var("PYTHONUNBUFFERED", "1"));
     if (master != nullptr) {
@@ -131,7 +153,10 @@ Plan plan(const V1Job& job, Diagnostics& diag) {
       env.push_back(env_var("MASTER_ADDR", addr));
       env.push_back(env_var("PET_MASTER_ADDR", addr));
       env.push_back(env_var("WORLD_SIZE", std::to_string(total * nproc_n)));
-      if (!prelude_rank) {
+      if (global_rank) {
+        env.push_back(env_field("RANK", kGlobalIndexField));
+        env.push_back(env_var("PET_NODE_RANK", "$(RANK)"));
+      } else {
         env.push_back(env_var("RANK", kIdx));
         env.push_back(env_var("PET_NODE_RANK", kIdx));
       }
@@ -140,7 +165,7 @@ Plan plan(const V1Job& job, Diagnostics& diag) {
     if (elastic == nullptr) {
       env.push_back(env_var("PET_NNODES", std::to_string(total)));
     } else {
-      elastic_env(job, *elastic, worker0, worker != nullptr ? job.port(*worker) : 0, env, diag);
+      for (const auto& e : elastic_vars) env.push_back(e);
     }
     return env;
   };
@@ -151,12 +176,12 @@ Plan plan(const V1Job& job, Diagnostics& diag) {
     p.success_targets = {"node"};
     return p;
   }
+  // The webhook made the Master one replica, so the Master's Job is global index 0 and
+  // Worker i's Job is i + 1, v1's rank.
   p.groups.push_back(make_group("master", master, master->replicas, false, env_for(false)));
   p.success_targets = {"master"};
   Group g = make_group("worker", worker, worker->replicas, false, env_for(true));
-  const std::string rank =
-      "$((" + std::string(kIndexVar) + " + " + std::to_string(worker_offset) + "))";
-  g.command_prelude = "export RANK=" + rank + " PET_NODE_RANK=" + rank + ";";
+  g.pod_per_job = true;
   p.groups.push_back(std::move(g));
   return p;
 }

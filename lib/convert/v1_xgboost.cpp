@@ -2,7 +2,8 @@
 //
 // XGBoostJob (reference 1.2, 2.5): Master and Worker with the same template become one `node`
 // replicatedJob (RANK = completion index, as v1's Master 0, Worker i -> i+1); different
-// templates become `master` and `worker`, the workers' RANK computed in a shell prelude.
+// templates become `master` and `worker`, each Worker its own Job, so that JobSet's global Job
+// index is its v1 rank.
 #include "api/json_path.hpp"
 #include "convert/v1_kinds.hpp"
 
@@ -33,22 +34,22 @@ Plan plan(const V1Job& job, Diagnostics& diag) {
                       master->restart_policy == worker->restart_policy;
   const std::int64_t total = job.total_replicas();
   const std::string master_rjob = merged ? "node" : "master";
-  const std::string worker_rjob = merged ? "node" : "worker";
 
-  auto env_for = [&](bool rank_env) {
+  // global_rank: the Worker's RANK is its Job's global index (the Master's Job is index 0).
+  auto env_for = [&](bool global_rank) {
     json::array env;
     env.push_back(env_var("MASTER_PORT", std::to_string(job.port(*master))));
     env.push_back(env_var("MASTER_ADDR", pod_address(job.name, master_rjob, 0)));
     env.push_back(env_var("WORLD_SIZE", std::to_string(total)));
-    if (rank_env) env.push_back(env_var("RANK", kIdx));
+    env.push_back(global_rank ? env_field("RANK", kGlobalIndexField) : env_var("RANK", kIdx));
     env.push_back(env_var("PYTHONUNBUFFERED", "1"));
     if (total > 1 && worker != nullptr) {
       env.push_back(env_var("WORKER_PORT", std::to_string(job.port(*worker))));
       std::string addrs;
-      const std::int64_t first = merged ? master->replicas : 0;
       for (std::int64_t i = 0; i < total - 1; ++i) {
         if (!addrs.empty()) addrs += ",";
-        addrs += pod_address(job.name, worker_rjob, first + i);
+        addrs += merged ? pod_address(job.name, "node", master->replicas + i)
+                        : pod_address(job.name, "worker", i, 0);
       }
       env.push_back(env_var("WORKER_ADDRS", addrs));
     }
@@ -56,16 +57,16 @@ Plan plan(const V1Job& job, Diagnostics& diag) {
   };
 
   if (merged) {
-    p.groups.push_back(make_group("node", master, total, false, env_for(true)));
+    p.groups.push_back(make_group("node", master, total, false, env_for(false)));
     p.success_targets = {"node"};
     return p;
   }
-  p.groups.push_back(make_group("master", master, master->replicas, false, env_for(true)));
+  p.groups.push_back(make_group("master", master, master->replicas, false, env_for(false)));
   p.success_targets = {"master"};
   if (worker != nullptr) {
-    Group g = make_group("worker", worker, worker->replicas, false, env_for(false));
-    g.command_prelude = "export RANK=$((" + std::string(kIndexVar) + " + " +
-                        std::to_string(master->replicas) + "));";
+    // The webhook made the Master one replica: Worker i's Job is global index i + 1.
+    Group g = make_group("worker", worker, worker->replicas, false, env_for(true));
+    g.pod_per_job = true;
     p.groups.push_back(std::move(g));
   }
   return p;

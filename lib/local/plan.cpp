@@ -521,6 +521,8 @@ struct Reader {
           (*m)["jobset.sigs.k8s.io/jobset-name"] = plan.jobset;
           (*m)["jobset.sigs.k8s.io/replicatedjob-name"] = rplan.name;
           (*m)["jobset.sigs.k8s.io/job-index"] = std::to_string(j);
+          // JobSet numbers the Jobs of all replicatedJobs in order, as they are made here.
+          (*m)["jobset.sigs.k8s.io/job-global-index"] = std::to_string(jindex);
           (*m)["jobset.sigs.k8s.io/replicatedjob-replicas"] = std::to_string(rplan.replicas);
           (*m)["job-name"] = job.name;
           (*m)["batch.kubernetes.io/job-name"] = job.name;

@@ -28,6 +28,15 @@ has() {
     echo "FAIL $1: missing [$3] in:"; echo "$2"; failures=$((failures + 1))
   fi
 }
+# once <name> <haystack> <needle>: exactly one line contains it (issue 19: every conversion
+# warning was printed twice).
+once() {
+  local n
+  n=$(grep -cF -- "$3" <<<"$2")
+  if [[ $n -ne 1 ]]; then
+    echo "FAIL $1: [$3] on $n lines, want 1:"; echo "$2"; failures=$((failures + 1))
+  fi
+}
 lacks() {
   if grep -qF -- "$3" <<<"$2"; then
     echo "FAIL $1: unexpected [$3] in:"; echo "$2"; failures=$((failures + 1))
@@ -42,6 +51,7 @@ run 0 pytorch -- convert -f "$v1/pytorchjob.yaml" && {
   lacks pytorch "$out" "kind: PyTorchJob"
   # cleanPodPolicy: All has no v2 equivalent: a kubectl-style warning naming the path.
   has pytorch "$err" "Warning: PyTorchJob default/pt: spec.runPolicy.cleanPodPolicy"
+  once pytorch "$err" "spec.runPolicy.cleanPodPolicy"
 }
 run 0 tensorflow -- convert -f "$v1/tfjob.yaml" && {
   has tensorflow "$out" "kind: TrainingRuntime"
@@ -82,11 +92,37 @@ run 0 help -- convert --help && {
 }
 run 0 listed -- --help && has listed "$out" "  convert "
 
+# Katib's Bayesian optimization converts to TPE with one warning that says so; strict refuses.
+run 0 katib-bayes -- convert -f "$src/tests/data/katib/bayesianoptimization.yaml" && {
+  has katib-bayes "$out" "kind: OptimizationJob"
+  has katib-bayes "$out" "tuning.trainer.kubeflow.org/algorithm: tpe"
+  once katib-bayes "$err" "spec.algorithm.algorithmName: \"bayesianoptimization\" has no OptimizationJob equivalent"
+}
+run 1 katib-bayes-strict -- convert -f "$src/tests/data/katib/bayesianoptimization.yaml" --strict &&
+  has katib-bayes-strict "$err" "spec.algorithm.algorithmName: Invalid value"
+# Out-of-range counts: exit 1 with the v1 path and the limit.
+printf '%s\n' 'apiVersion: kubeflow.org/v1' 'kind: PyTorchJob' 'metadata: {name: p}' 'spec:' \
+  '  pytorchReplicaSpecs:' \
+  '    Master: {replicas: 1, template: {spec: {containers: [{name: pytorch, image: i}]}}}' \
+  '    Worker: {replicas: 9223372036854775807, template: {spec: {containers: [{name: pytorch, image: i}]}}}' \
+  >"$tmp/huge.yaml"
+run 1 huge -- convert -f "$tmp/huge.yaml" --strict && {
+  has huge "$err" "spec.pytorchReplicaSpecs[Worker].replicas: Invalid value: 9223372036854775807: must be no more than 100000"
+  [[ -z $out ]] || { echo "FAIL huge: stdout not empty: $out"; failures=$((failures + 1)); }
+}
+
 # --- v1 kinds on the way in: render, validate, run ---
+# runPolicy.ttlSecondsAfterFinished reaches the rendered JobSet; every pod has RANK in its env.
+run 0 render-ttl -- render -f "$src/tests/convert/data/pytorch-resnet-ranks.yaml" && {
+  has render-ttl "$out" "ttlSecondsAfterFinished: 600"
+  has render-ttl "$out" "jobset.sigs.k8s.io/job-global-index"
+  lacks render-ttl "$out" "/bin/sh"
+}
 run 0 render -- render -f "$v1/pytorchjob.yaml" --builtin-runtimes && {
   has render "$out" "kind: JobSet"
   has render "$out" "MASTER_ADDR"
   has render "$err" "Warning: PyTorchJob default/pt: spec.runPolicy.cleanPodPolicy"
+  once render "$err" "spec.runPolicy.cleanPodPolicy"
 }
 run 1 render-strict -- render -f "$v1/pytorchjob.yaml" --builtin-runtimes --strict && has render-strict "$err" "spec.runPolicy.cleanPodPolicy"
 run 0 validate -- validate -f "$v1/tfjob.yaml" && lacks validate "$err" "error:"
@@ -97,6 +133,7 @@ if [[ -n $pod_helper ]]; then
     has run "$out" "rank=0"
     has run "$out" "rank=1"
     has run "$err" "Warning: PyTorchJob default/pt: spec.runPolicy.cleanPodPolicy"
+    once run "$err" "spec.runPolicy.cleanPodPolicy"
   fi
 else
   echo "skipped: run (no trainer-pod helper)"
@@ -120,6 +157,7 @@ if [[ -n ${TRAINER_KUBE_TEST_ENV:-} && -n $server && -f $server/env ]]; then
       lacks apply "$out" "pytorchjob"
       has apply "$out" "trainjob.trainer.kubeflow.org/pt serverside-applied"
       has apply "$err" "Warning: PyTorchJob $ns/pt: spec.runPolicy.cleanPodPolicy"
+      once apply "$err" "spec.runPolicy.cleanPodPolicy"
       api GET "/apis/trainer.kubeflow.org/v1alpha1/namespaces/$ns/trainjobs/pt" >/dev/null ||
         { echo "FAIL apply: no TrainJob $ns/pt on the server"; failures=$((failures + 1)); }
     }

@@ -131,3 +131,21 @@ TEST_CASE("local run: a PyTorchJob on the built-in torch-distributed keeps the v
     CHECK(run.has("node-0-" + r + " resolved " + master));
   }
 }
+
+TEST_CASE("local run: a PyTorchJob with different Master and Worker templates expands $(RANK)",
+          "[convert][local]") {
+  // Issue 19: the Worker started with `--node_rank=$(RANK)` literally.
+  if (!can_isolate()) return;
+  Run run = run_locally("pytorch-resnet-ranks.yaml");
+  INFO(lines(run.lines));
+  INFO(run.status);
+  CHECK(run.phase == Phase::kComplete);
+  const std::string tail =
+      " --nnodes=3 --master_addr=resnet-master-0-0.resnet --master_port=23456 --arch=resnet18";
+  CHECK(run.has("master-0-0 args: --node_rank=0" + tail));
+  CHECK(run.has("worker-0-0 args: --node_rank=1" + tail));
+  CHECK(run.has("worker-1-0 args: --node_rank=2" + tail));
+  for (const char* pod : {"master-0-0", "worker-0-0", "worker-1-0"}) {
+    CHECK(run.has(std::string(pod) + " resolved resnet-master-0-0.resnet"));
+  }
+}

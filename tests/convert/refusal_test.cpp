@@ -241,3 +241,98 @@ TEST_CASE("malformed v1 jobs are refused with a field path, never a crash", "[co
     CHECK(r.error().fields[0].path.rfind("spec", 0) == 0);
   }
 }
+
+TEST_CASE("pod and process counts out of range are refused with the v1 path", "[convert]") {
+  // Issue 19: `replicas: 9223372036854775807` converted (strict too) to numNodes
+  // -9223372036854775808, a signed overflow.
+  auto pytorch = [](const std::string& worker_replicas, const std::string& extra = "") {
+    return yaml(R"(
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata: {name: p}
+spec:
+)" + extra + R"(
+  pytorchReplicaSpecs:
+    Master: {replicas: 1, template: {spec: {containers: [{name: pytorch, image: i}]}}}
+    Worker:
+      replicas: )" +
+                worker_replicas + R"(
+      template: {spec: {containers: [{name: pytorch, image: i}]}}
+)");
+  };
+  const std::string path = "spec.pytorchReplicaSpecs[Worker].replicas";
+  for (bool strict : {false, true}) {
+    trainer::convert::Options options;
+    options.strict = strict;
+    CHECK(field_errors(trainer::convert::convert_job(pytorch("9223372036854775807"), options)) ==
+          std::vector<std::string>{
+              path + ": Invalid value: 9223372036854775807: must be no more than 100000"});
+  }
+  CHECK(field_errors(trainer::convert::convert_job(pytorch("18446744073709551615"))) ==
+        std::vector<std::string>{
+            path + ": Invalid value: 18446744073709551615: must be no more than 100000"});
+  CHECK(
+      field_errors(trainer::convert::convert_job(pytorch("2147483648"))) ==
+      std::vector<std::string>{path + ": Invalid value: 2147483648: must be no more than 100000"});
+  CHECK(field_errors(trainer::convert::convert_job(pytorch("100000"))) ==
+        std::vector<std::string>{
+            "spec.pytorchReplicaSpecs: Invalid value: 100001: the replicas add up to 100001 pods; "
+            "a TrainJob may have no more than 100000"});
+  CHECK(field_errors(trainer::convert::convert_job(pytorch("-1"))) ==
+        std::vector<std::string>{path + ": Invalid value: -1: must be greater than or equal to 0"});
+  CHECK(field_errors(trainer::convert::convert_job(pytorch("1.5"))) ==
+        std::vector<std::string>{path + ": Invalid value: 1.5: must be an integer"});
+
+  // nprocPerNode multiplies into WORLD_SIZE.
+  const std::string nproc = "spec.nprocPerNode: Invalid value: ";
+  const std::string nproc_detail = ": must be auto, cpu, gpu or an integer from 1 to 100000";
+  for (const std::string bad : {"9223372036854775807", "99999999999999999999", "-2", "0"}) {
+    CHECK(field_errors(trainer::convert::convert_job(
+              pytorch("99999", "  nprocPerNode: \"" + bad + "\"\n"))) ==
+          std::vector<std::string>{nproc + "\"" + bad + "\"" + nproc_detail});
+  }
+  auto ok = trainer::convert::convert_job(pytorch("99999", "  nprocPerNode: \"100000\"\n"));
+  INFO((ok ? std::string() : text(ok.error())));
+  REQUIRE(ok.has_value());
+  CHECK(ok->objects.back().at("spec").at("trainer").at("numProcPerNode") == 100000);
+  CHECK(field_errors(trainer::convert::convert_job(
+            pytorch("1", "  elasticPolicy: {nProcPerNode: 2147483648}\n"))) ==
+        std::vector<std::string>{"spec.elasticPolicy.nProcPerNode: Invalid value: 2147483648: "
+                                 "must be no more than 100000"});
+
+  // The sum over replica types, with no single count out of range.
+  CHECK(field_errors(trainer::convert::convert_job(yaml(R"(
+apiVersion: kubeflow.org/v1
+kind: TFJob
+metadata: {name: t}
+spec:
+  tfReplicaSpecs:
+    PS: {replicas: 60000, template: {spec: {containers: [{name: tensorflow, image: i}]}}}
+    Worker: {replicas: 60000, template: {spec: {containers: [{name: tensorflow, image: i}]}}}
+)"))) == std::vector<std::string>{"spec.tfReplicaSpecs: Invalid value: 120000: the replicas add "
+                                  "up to 120000 pods; a TrainJob may have no more than 100000"});
+
+  // MPIJob slotsPerWorker is the runtime's numProcPerNode (1 or more).
+  auto mpi = [](const std::string& slots) {
+    return yaml(R"(
+apiVersion: kubeflow.org/v1
+kind: MPIJob
+metadata: {name: m}
+spec:
+  slotsPerWorker: )" +
+                slots + R"(
+  mpiReplicaSpecs:
+    Launcher: {replicas: 1, template: {spec: {containers: [{name: l, image: i, command: [mpirun]}]}}}
+    Worker: {replicas: 2, template: {spec: {containers: [{name: w, image: i, command: [sshd]}]}}}
+)");
+  };
+  CHECK(field_errors(trainer::convert::convert_job(mpi("9223372036854775807"))) ==
+        std::vector<std::string>{"spec.slotsPerWorker: Invalid value: 9223372036854775807: must "
+                                 "be no more than 100000"});
+  CHECK(field_errors(trainer::convert::convert_job(mpi("0"))) ==
+        std::vector<std::string>{
+            "spec.slotsPerWorker: Invalid value: 0: must be greater than or equal to 1"});
+  auto slots = trainer::convert::convert_job(mpi("8"));
+  REQUIRE(slots.has_value());
+  CHECK(slots->objects.front().at("spec").at("mlPolicy").at("mpi").at("numProcPerNode") == 8);
+}

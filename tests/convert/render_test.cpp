@@ -13,6 +13,8 @@ namespace json = boost::json;
 using namespace convert_test;
 constexpr const char* kIndexRef =
     "<metadata.annotations['batch.kubernetes.io/job-completion-index']>";
+constexpr const char* kGlobalIndexRef =
+    "<metadata.annotations['jobset.sigs.k8s.io/job-global-index']>";
 
 }  // namespace
 
@@ -169,16 +171,103 @@ TEST_CASE("PyTorchJob Volcano gang scheduling, different templates, ExitCode", "
   CHECK(env(*m, "MASTER_ADDR") == "gang-master-0-0.gang");
   CHECK(env(*w, "MASTER_ADDR") == "gang-master-0-0.gang");
   CHECK(env(*m, "RANK") == "$(V1_REPLICA_INDEX)");
-  CHECK(env(*w, "RANK") == "<unset>");
+  CHECK(env(*w, "RANK") == kGlobalIndexRef);
   CHECK(env(*w, "WORLD_SIZE") == "3");
-  CHECK(w->at("command") ==
-        json::array{"/bin/sh", "-c",
-                    "export RANK=$((V1_REPLICA_INDEX + 1)) PET_NODE_RANK=$((V1_REPLICA_INDEX + "
-                    "1)); exec \"$0\" \"$@\"",
-                    "python3", "/opt/mnist/src/mnist.py", "--epochs=1"});
+  CHECK(w->at("command") == json::array{"python3", "/opt/mnist/src/mnist.py", "--epochs=1"});
+  // Each Worker its own Job: Worker i is JobSet's global Job i + 1, after the Master's.
+  CHECK(worker->at("replicas") == 2);
+  CHECK(worker->at("template").at("spec").at("parallelism") == 1);
+  CHECK(worker->at("template").at("spec").at("completions") == 1);
   bool pod_group = false;
   for (const auto& o : out->objects) pod_group = pod_group || o.at("kind") == "PodGroup";
   CHECK(pod_group);
+}
+
+TEST_CASE("PyTorchJob with different templates: every pod has RANK, WORLD_SIZE, MASTER_* as env",
+          "[convert]") {
+  // Issue 19: the Worker's rank came from a shell prelude, so `$(RANK)` in its arguments stayed
+  // literal; and runPolicy.ttlSecondsAfterFinished did not reach the JobSet.
+  auto c = trainer::convert::convert_job(fixture("pytorch-resnet-ranks.yaml"));
+  REQUIRE(c.has_value());
+  INFO(lines(c->warnings));
+  CHECK(c->warnings.empty());
+  auto out = render(*c);
+  INFO((out ? lines(out->warnings) : text(out.error())));
+  REQUIRE(out.has_value());
+  const auto* js = jobset(*out);
+  REQUIRE(js != nullptr);
+  CHECK(js->at("spec").at("ttlSecondsAfterFinished") == 600);
+  const auto* master = replicated_job(*js, "master");
+  const auto* worker = replicated_job(*js, "worker");
+  REQUIRE(master != nullptr);
+  REQUIRE(worker != nullptr);
+  CHECK(master->at("replicas") == 1);
+  CHECK(worker->at("replicas") == 2);
+  CHECK(worker->at("template").at("spec").at("parallelism") == 1);
+  const auto* m = container(*master, "pytorch");
+  const auto* w = container(*worker, "pytorch");
+  REQUIRE(m != nullptr);
+  REQUIRE(w != nullptr);
+  const std::string addr = "resnet-master-0-0.resnet";
+  for (const auto* c1 : {m, w}) {
+    CHECK(env(*c1, "WORLD_SIZE") == "3");
+    CHECK(env(*c1, "MASTER_ADDR") == addr);
+    CHECK(env(*c1, "MASTER_PORT") == "23456");
+    CHECK(env(*c1, "PET_RDZV_ENDPOINT") == "resnet-worker-0-0.resnet:23456");
+    // The variables the arguments expand are defined in the env (the kubelet expands only
+    // those).
+    CHECK(env_index(*c1, "RANK") >= 0);
+    CHECK(c1->at("args").at(0) == "--node_rank=$(RANK)");
+    CHECK(c1->at("command").at(0) == "sh");
+  }
+  CHECK(env(*m, "RANK") == "$(V1_REPLICA_INDEX)");
+  CHECK(env(*m, "V1_REPLICA_INDEX") == kIndexRef);
+  CHECK(env(*w, "RANK") == kGlobalIndexRef);
+  CHECK(env(*w, "PET_NODE_RANK") == "$(RANK)");
+  CHECK(env_index(*w, "RANK") < env_index(*w, "PET_NODE_RANK"));
+  CHECK(env(*w, "V1_REPLICA_INDEX") == "<metadata.annotations['jobset.sigs.k8s.io/job-index']>");
+}
+
+TEST_CASE("PyTorchJob elastic with different templates: each warning once", "[convert]") {
+  // Issue 19: the Master's and the Worker's env were each made with the elastic policy's
+  // warnings, so every warning was printed twice.
+  auto job = fixture("pytorch-resnet-ranks.yaml");
+  auto& ep = job.at("spec").at("elasticPolicy").as_object();
+  ep["minReplicas"] = 1;
+  ep["maxReplicas"] = 3;
+  ep["metrics"] = json::array{json::object{{"type", "Resource"}}};
+  auto c = trainer::convert::convert_job(job);
+  REQUIRE(c.has_value());
+  INFO(lines(c->warnings));
+  REQUIRE(c->warnings.size() == 2);
+  CHECK(c->warnings[0].rfind("PyTorchJob default/resnet: spec.elasticPolicy: ", 0) == 0);
+  CHECK(c->warnings[1].rfind("PyTorchJob default/resnet: spec.elasticPolicy.metrics: ", 0) == 0);
+  trainer::convert::Options strict;
+  strict.strict = true;
+  auto refused = trainer::convert::convert_job(job, strict);
+  REQUIRE_FALSE(refused.has_value());
+  CHECK(refused.error().fields.size() == 2);
+}
+
+TEST_CASE("XGBoostJob with different templates: the Workers' RANK is their global Job index",
+          "[convert]") {
+  auto job = fixture("xgboost.yaml");
+  auto& worker_spec = job.at("spec").at("xgbReplicaSpecs").at("Worker").as_object();
+  worker_spec["template"].as_object()["metadata"] = json::object{{"labels", {{"role", "w"}}}};
+  auto c = trainer::convert::convert_job(job);
+  REQUIRE(c.has_value());
+  auto out = render(*c);
+  INFO((out ? lines(out->warnings) : text(out.error())));
+  REQUIRE(out.has_value());
+  const auto* worker = replicated_job(*jobset(*out), "worker");
+  REQUIRE(worker != nullptr);
+  CHECK(worker->at("replicas") == 2);
+  const auto* x = container(*worker, "xgboost");
+  CHECK(env(*x, "RANK") == kGlobalIndexRef);
+  CHECK(x->at("args").at(0) == "--job_type=Train");
+  CHECK(env(*x, "WORKER_ADDRS") ==
+        "xgboost-dist-iris-worker-0-0.xgboost-dist-iris,"
+        "xgboost-dist-iris-worker-1-0.xgboost-dist-iris");
 }
 
 TEST_CASE("MPIJob: launcher and node replicatedJobs with mlPolicy.mpi", "[convert]") {

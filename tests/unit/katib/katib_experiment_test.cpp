@@ -5,6 +5,7 @@
 #include "trainer/admission.hpp"
 #include "trainer/codec.hpp"
 #include "trainer/convert.hpp"
+#include "trainer/tuning.hpp"
 
 #include <boost/json/parse.hpp>
 #include <catch2/catch.hpp>
@@ -203,6 +204,21 @@ TEST_CASE("Katib Experiment conversion: defaults, refusals and warnings with pat
     CHECK(paths_of(parallel.error()) ==
           Strings{"spec.parallelTrialCount: Invalid value: 9: must be between 1 and "
                   "maxTrialCount"});
+    // Counts beyond int64 are out of range too, not "not an integer".
+    spec["maxTrialCount"] = json::value(std::uint64_t{18446744073709551615ULL});
+    spec.erase("parallelTrialCount");
+    auto huge = trainer::convert::convert_job(experiment_json);
+    REQUIRE_FALSE(huge);
+    CHECK(paths_of(huge.error()) ==
+          Strings{"spec.maxTrialCount: Invalid value: 18446744073709551615: an OptimizationJob "
+                  "runs 1..100 trials"});
+    spec["maxTrialCount"] = 4;
+    spec["parallelTrialCount"] = json::value(std::int64_t{9223372036854775807LL});
+    auto huge_parallel = trainer::convert::convert_job(experiment_json);
+    REQUIRE_FALSE(huge_parallel);
+    CHECK(paths_of(huge_parallel.error()) ==
+          Strings{"spec.parallelTrialCount: Invalid value: 9223372036854775807: must be between "
+                  "1 and maxTrialCount"});
     spec.erase("maxTrialCount");
     auto missing = trainer::convert::convert_job(experiment_json);
     REQUIRE_FALSE(missing);
@@ -210,12 +226,17 @@ TEST_CASE("Katib Experiment conversion: defaults, refusals and warnings with pat
           Strings{"spec.maxTrialCount: Required value: an OptimizationJob runs a fixed number of "
                   "trials (1..100)"});
   }
-  SECTION("other algorithms, normal distributions, NAS and unknown kinds are refused") {
-    auto tpe = trainer::convert::convert_job(small("", "tpe"));
-    REQUIRE_FALSE(tpe);
-    CHECK(paths_of(tpe.error()) ==
-          Strings{"spec.algorithm.algorithmName: Unsupported value: \"tpe\": supported values: "
-                  "\"random\", \"grid\""});
+  SECTION(
+      "algorithms without a counterpart, normal distributions, NAS and unknown kinds are "
+      "refused") {
+    for (const char* name : {"hyperband", "pbt", "enas", "darts", "x"}) {
+      auto refused = trainer::convert::convert_job(small("", name));
+      REQUIRE_FALSE(refused);
+      CHECK(paths_of(refused.error()) ==
+            Strings{"spec.algorithm.algorithmName: Unsupported value: \"" + std::string(name) +
+                    "\": supported values: \"random\", \"grid\", \"tpe\", "
+                    "\"bayesianoptimization\", \"multivariate-tpe\", \"cmaes\", \"sobol\""});
+    }
     auto normal = trainer::convert::convert_job(small(
         "", "random",
         R"({name: lr, parameterType: double, feasibleSpace: {min: "1", max: "2", distribution: normal}})"));
@@ -327,4 +348,116 @@ spec:
   auto adm = trainer::admit(out->objects, {}, trainer::AdmissionOptions{"", {}, nullptr, true});
   REQUIRE(adm);
   CHECK(adm->ok());
+}
+
+TEST_CASE("Katib's bayesianoptimization example converts to TPE with a warning; strict refuses",
+          "[convert][katib]") {
+  // Issue 19: refused, although it is the algorithm of Katib's own examples.
+  const auto exp = experiment("bayesianoptimization.yaml");
+  auto out = trainer::convert::convert_job(exp);
+  REQUIRE(out);
+  REQUIRE(out->objects.size() == 2);
+  const auto& job = out->objects[1];
+  CHECK(job.at("metadata").at("annotations").at("tuning.trainer.kubeflow.org/algorithm") == "tpe");
+  // The budget, the objective and every parameter are kept.
+  CHECK(trainer::encode_json(job.at("spec")) == trainer::encode_json(json::parse(R"j({
+      "objectives": [{"metric": "Validation-accuracy", "direction": "Maximize"}],
+      "searchAlgorithm": {"random": {"seed": 10}},
+      "parameters": [
+        {"name": "lr", "searchSpace": {"uniform": {"min": "0.01", "max": "0.03", "type": "Float"}}},
+        {"name": "num-layers", "searchSpace": {"uniform": {"min": "2", "max": "5", "type": "Int"}}},
+        {"name": "optimizer", "searchSpace": {"categorical": {"choices": ["sgd", "adam", "ftrl"]}}}],
+      "numTrials": 12, "parallelTrials": 3,
+      "trainJobTemplate": {"spec": {"runtimeRef": {"name": "bayesian-optimization-trial",
+                                                   "kind": "TrainingRuntime"}}}})j")));
+  // After the objective's two warnings (goal, additionalMetricNames), before
+  // maxFailedTrialCount's.
+  REQUIRE(out->warnings.size() == 4);
+  CHECK(out->warnings[2] ==
+        "Experiment kubeflow/bayesian-optimization: spec.algorithm.algorithmName: "
+        "\"bayesianoptimization\" has no OptimizationJob equivalent; libtrainer's TPE searches "
+        "instead (annotation tuning.trainer.kubeflow.org/algorithm: tpe): a Tree-structured "
+        "Parzen Estimator models the objective where Katib fits a Gaussian process, so the "
+        "trials differ");
+
+  // The output is admitted, and its sampler is TPE.
+  auto adm = trainer::admit(out->objects);
+  REQUIRE(adm);
+  CHECK(adm->ok());
+  auto decoded = trainer::decode_optimization_job(job);
+  REQUIRE(decoded);
+  CHECK(trainer::tuning::make_sampler(decoded->object).has_value());
+
+  trainer::convert::Options strict;
+  strict.strict = true;
+  auto refused = trainer::convert::convert_job(exp, strict);
+  REQUIRE_FALSE(refused);
+  REQUIRE(refused.error().fields.size() == 4);
+  CHECK(refused.error().fields[2].path == "spec.algorithm.algorithmName");
+}
+
+TEST_CASE("Katib algorithms map to random, grid or TPE; what changes is a warning",
+          "[convert][katib]") {
+  struct Case {
+    const char* katib;
+    const char* sampler;  // the annotation, "" for none
+    bool random;          // searchAlgorithm.random (else grid)
+    const char* change;   // the warning's text after the value, "" for none
+  };
+  const std::vector<Case> cases = {
+      {"random", "", true, ""},
+      {"tpe", "tpe", true, ""},
+      {"multivariate-tpe", "tpe", true,
+       "has no OptimizationJob equivalent; libtrainer's TPE searches instead (annotation "
+       "tuning.trainer.kubeflow.org/algorithm: tpe): it models each parameter on its own where "
+       "Katib's multivariate TPE models them jointly, so the trials differ"},
+      {"cmaes", "tpe", true,
+       "has no OptimizationJob equivalent; libtrainer's TPE searches instead (annotation "
+       "tuning.trainer.kubeflow.org/algorithm: tpe): a Tree-structured Parzen Estimator models "
+       "the objective where Katib adapts a covariance matrix (CMA-ES), so the trials differ"},
+      {"sobol", "", true,
+       "has no OptimizationJob equivalent; random search runs instead: independent uniform "
+       "draws where Katib follows a Sobol low-discrepancy sequence, so the trials cover the "
+       "space less evenly"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.katib);
+    const std::string settings = R"(
+  algorithm:
+    algorithmName: )" + std::string(c.katib) +
+                                 R"(
+    algorithmSettings: [{name: random_state, value: "7"}, {name: gamma, value: "0.3"}]
+)";
+    auto exp = small("");
+    auto overlay = trainer::parse_documents("spec:" + settings);
+    REQUIRE(overlay);
+    exp.at("spec").as_object()["algorithm"] = overlay->front().at("spec").at("algorithm");
+    auto out = trainer::convert::convert_job(exp);
+    INFO((out ? std::string() : out.error().message));
+    REQUIRE(out);
+    const auto& job = out->objects.back();
+    const auto* annotations = job.at("metadata").as_object().if_contains("annotations");
+    const auto* sampler =
+        annotations != nullptr
+            ? annotations->as_object().if_contains("tuning.trainer.kubeflow.org/algorithm")
+            : nullptr;
+    CHECK((sampler != nullptr ? std::string(sampler->as_string()) : std::string()) == c.sampler);
+    CHECK(job.at("spec").at("searchAlgorithm").at("random").at("seed") == 7);
+    CHECK(job.at("spec").at("numTrials") == 4);
+    CHECK(job.at("spec").at("parameters").as_array().size() == 1);
+    Strings expected;
+    if (*c.change != '\0') {
+      expected.push_back("Experiment default/e: spec.algorithm.algorithmName: \"" +
+                         std::string(c.katib) + "\" " + c.change);
+    }
+    // Settings beyond the seed have no counterpart: TPE's are fixed.
+    expected.push_back(
+        std::string("Experiment default/e: spec.algorithm.algorithmSettings[1]: "
+                    "{\"name\":\"gamma\",\"value\":\"0.3\"} ") +
+        (std::string(c.sampler) == "tpe"
+             ? "has no OptimizationJob equivalent; libtrainer's TPE settings are fixed "
+               "(docs/tuning.md)"
+             : "has no OptimizationJob equivalent; it is dropped"));
+    CHECK(out->warnings == expected);
+  }
 }
