@@ -158,10 +158,12 @@ struct ClientOptions {
   std::string user_agent;
   /// Each `Warning` header (code 299) of a response, once per text per request.
   std::function<void(std::string_view)> on_warning;
-  /// What the client recovers from by itself and a user may still want to see, as client-go's
-  /// reflector logs it: a watch (or its list) that failed and is retried, with the error and the
-  /// backoff before the next try (`watch of trainjobs.trainer.kubeflow.org in "ns" failed, retrying
-  /// in 1.2s: ...`). Called on the watching thread; empty: dropped.
+  /// What the client recovers from by itself and a user may still want to see, one line each,
+  /// as client-go logs it: a watch (or its list) that failed and is retried, with the error and
+  /// the backoff before the next try (`watch of trainjobs.trainer.kubeflow.org in namespace "ns"
+  /// failed, retrying in 1.2s: ...`), and a `Retry-After` retry with the wait really taken.
+  /// Called on the thread of the call, possibly from several at once; an exception it throws is
+  /// dropped. Empty: the lines are dropped.
   std::function<void(std::string_view)> on_log;
 };
 

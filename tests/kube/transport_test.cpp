@@ -395,7 +395,7 @@ TEST_CASE("a huge Retry-After is reported with the wait really taken", "[transpo
   std::vector<std::string> lines;
   options.on_log = [&](std::string_view line) { lines.emplace_back(line); };
   auto transport = make_transport(server.url(), options);
-  const std::string api = "GET \"" + server.url() + "/api\": ";
+  const std::string api = "Get \"" + server.url() + "/api\": ";
 
   // Capped by max_retry_wait: the log says the capped wait.
   auto response = transport->send(get("/api"));
