@@ -33,7 +33,14 @@ Result<bool> WatchFramer::feed(std::string_view data,
     // write_some stops after one complete document and leaves the rest unconsumed.
     const std::size_t used = parser_.write_some(data.data(), take, ec);
     if (ec) return fail(ErrorCode::kParse, "the watch stream is not JSON: " + ec.message());
-    pending_bytes_ += used;
+    // The parser takes the whitespace after a document with it; that is not part of the event.
+    std::size_t counted = used;
+    if (parser_.done()) {
+      while (counted > 0 && std::isspace(static_cast<unsigned char>(data[counted - 1])) != 0) {
+        --counted;
+      }
+    }
+    pending_bytes_ += counted;
     if (pending_bytes_ > max_document_bytes_) {
       parser_.reset();
       return fail(ErrorCode::kLimit, "a watch event exceeds the " + size_text(max_document_bytes_) +
