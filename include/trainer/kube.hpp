@@ -19,6 +19,7 @@
 #include <boost/json/value.hpp>
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -142,12 +143,28 @@ struct ClientOptions {
   int max_retries = 10;
   /// Upper bound on one `Retry-After` wait.
   std::chrono::milliseconds max_retry_wait{std::chrono::seconds(30)};
-  /// Bound on one run of an exec credential plugin.
+  /// Bound on one run of an exec credential plugin. The run is bounded by the timeout of the
+  /// request that needs the credentials too (`timeout`, `CallOptions::timeout`), whichever ends
+  /// first.
   std::chrono::milliseconds exec_timeout{std::chrono::seconds(60)};
+  /// Bound on the body of one response (one page of a list), after decompression: a larger one
+  /// is cut as soon as the bound is crossed (or refused by its `Content-Length`) and the call
+  /// fails with `kLimit` naming the request and this field (docs/cluster.md, "Limits").
+  std::size_t max_response_bytes = std::size_t{256} << 20U;
+  /// Bound on one event of a watch stream (one object): a larger one ends the watch with
+  /// `kLimit` naming the request and this field.
+  std::size_t max_watch_event_bytes = std::size_t{16} << 20U;
   /// Empty: `libtrainer/<version> (linux/<arch>)`.
   std::string user_agent;
   /// Each `Warning` header (code 299) of a response, once per text per request.
   std::function<void(std::string_view)> on_warning;
+  /// What the client recovers from by itself and a user may still want to see, one line each,
+  /// as client-go logs it: a watch (or its list) that failed and is retried, with the error and
+  /// the backoff before the next try (`watch of trainjobs.trainer.kubeflow.org in namespace "ns"
+  /// failed, retrying in 1.2s: ...`), and a `Retry-After` retry with the wait really taken.
+  /// Called on the thread of the call, possibly from several at once; an exception it throws is
+  /// dropped. Empty: the lines are dropped.
+  std::function<void(std::string_view)> on_log;
 };
 
 /// An API resource found through discovery.

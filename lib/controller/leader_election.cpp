@@ -34,13 +34,6 @@ std::int64_t whole_seconds(std::chrono::milliseconds d) {
   return std::max<std::int64_t>(1, (d.count() + 999) / 1000);
 }
 
-std::chrono::milliseconds jittered(std::chrono::milliseconds base) {
-  thread_local std::mt19937_64 rng{std::random_device{}()};
-  std::uniform_real_distribution<double> factor(0.0, kJitterFactor);
-  return base + std::chrono::milliseconds(
-                    static_cast<std::int64_t>(static_cast<double>(base.count()) * factor(rng)));
-}
-
 }  // namespace
 
 Result<void> validate(const LeaderElection& config) {
@@ -231,7 +224,8 @@ bool LeaderElector::acquire(const kube::CancelToken& cancel) {
   for (;;) {
     if (cancel.cancelled()) return false;
     if (try_acquire_or_renew(cancel, config_.renew_deadline)) return true;
-    if (!kube::detail::sleep_until(Steady::now() + jittered(config_.retry_period), cancel)) {
+    if (!kube::detail::sleep_until(
+            Steady::now() + kube::detail::jittered(config_.retry_period, kJitterFactor), cancel)) {
       return false;
     }
   }

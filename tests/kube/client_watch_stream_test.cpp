@@ -51,6 +51,34 @@ TEST_CASE("events are framed whatever the chunking") {
   }
 }
 
+TEST_CASE("an event at max_document_bytes is framed, one byte more is kLimit") {
+  const std::string one = event("ADDED", "a", "1");
+  const std::string body = one.substr(0, one.size() - 1);  // without the newline
+  for (std::size_t size : {std::size_t{1}, std::size_t{5}, one.size()}) {
+    CAPTURE(size);
+    WatchFramer exact(body.size());
+    WatchFramer short_by_one(body.size() - 1);
+    int n = 0;
+    bool exact_ok = true;
+    trainer::Result<bool> refused = true;
+    // Two events in a row: the bound is per event, not per stream.
+    const std::string stream = one + one;
+    for (std::size_t at = 0; at < stream.size(); at += size) {
+      const auto piece = std::string_view(stream).substr(at, size);
+      auto fed = exact.feed(piece, [&](auto&&) { return ++n, true; });
+      exact_ok = exact_ok && fed && *fed;
+      if (refused) refused = short_by_one.feed(piece, [](auto&&) { return true; });
+    }
+    CHECK(exact_ok);
+    CHECK(n == 2);
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().code == trainer::ErrorCode::kLimit);
+    CHECK(refused.error().message == "a watch event exceeds the " +
+                                         std::to_string(body.size() - 1) +
+                                         " bytes limit (ClientOptions::max_watch_event_bytes)");
+  }
+}
+
 TEST_CASE("a cut-off event is pending, garbage is an error, a false callback stops") {
   WatchFramer framer;
   const std::string one = event("ADDED", "a", "1");

@@ -43,7 +43,9 @@ class TestAuthenticator final : public Authenticator {
  public:
   explicit TestAuthenticator(bool refreshable = false) : refreshable_(refreshable) {}
 
-  trainer::Result<Credentials> current(const CancelToken& /*cancel*/) override {
+  trainer::Result<Credentials> current(
+      const CancelToken& /*cancel*/,
+      std::optional<std::chrono::steady_clock::time_point> /*deadline*/) override {
     const std::lock_guard<std::mutex> lock(mutex_);
     Credentials credentials;
     credentials.bearer_token = token_;
@@ -381,6 +383,48 @@ TEST_CASE("the total timeout covers retries and mentions the previous attempt", 
         std::string::npos);
   CHECK(seconds_since(start) < 1.5);
   CHECK(server.requests().size() == 1);
+}
+
+TEST_CASE("a huge Retry-After is reported with the wait really taken", "[transport]") {
+  FaultServer server;
+  server.push({429, {{"Retry-After", "86400"}}, ""});
+  server.push({200, {}, "ok"});
+  server.push({429, {{"Retry-After", "86400"}}, ""});
+  auto options = fast_options();
+  options.max_retry_wait = 200ms;
+  std::vector<std::string> lines;
+  options.on_log = [&](std::string_view line) { lines.emplace_back(line); };
+  auto transport = make_transport(server.url(), options);
+  const std::string api = "Get \"" + server.url() + "/api\": ";
+
+  // Capped by max_retry_wait: the log says the capped wait.
+  auto response = transport->send(get("/api"));
+  REQUIRE(response.has_value());
+  CHECK(response->status == 200);
+  REQUIRE(lines.size() == 1);
+  CHECK(lines[0] == api +
+                        "the server answered 429 with Retry-After: 86400, retrying in 200ms, "
+                        "capped by ClientOptions::max_retry_wait");
+
+  // Cut short by the request's deadline: the error says so, not 86400 s.
+  HttpRequest request = get("/api");
+  request.timeout = 300ms;
+  options.max_retry_wait = 30s;
+  auto deadline_transport = make_transport(server.url(), options);
+  const auto start = Clock::now();
+  auto timed_out = deadline_transport->send(request);
+  REQUIRE_FALSE(timed_out.has_value());
+  CHECK(timed_out.error().code == ErrorCode::kTimeout);
+  const std::string& message = timed_out.error().message;
+  INFO(message);
+  CHECK(message.rfind(api + "context deadline exceeded (request timeout 300ms) - error from a "
+                            "previous attempt: the server answered 429 with Retry-After: 86400 "
+                            "(waited ",
+                      0) == 0);
+  CHECK(message.find(", until the request timeout)") != std::string::npos);
+  REQUIRE(lines.size() == 2);
+  CHECK(lines[1].find(", until the request timeout") != std::string::npos);
+  CHECK(seconds_since(start) < 1.5);
 }
 
 TEST_CASE("cancel() from another thread ends a blocked request at once", "[transport]") {

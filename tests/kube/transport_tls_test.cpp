@@ -49,7 +49,9 @@ class CertAuthenticator final : public Authenticator {
     credentials_.client_cert_pem = std::move(cert);
     credentials_.client_key_pem = std::move(key);
   }
-  trainer::Result<Credentials> current(const CancelToken& /*cancel*/) override {
+  trainer::Result<Credentials> current(
+      const CancelToken& /*cancel*/,
+      std::optional<std::chrono::steady_clock::time_point> /*deadline*/) override {
     return credentials_;
   }
   bool invalidate(const Credentials& /*used*/) override { return false; }

@@ -82,6 +82,11 @@ trainer::Result<trainer::kube::Client> connect(const Parsed& args) {
     if (timeout->count() > 0) options.timeout = *timeout;
   }
   options.on_warning = print_warning;
+  // The retries a watch makes by itself (`get -w`, `wait`, `controller`), on stderr as
+  // kubectl's reflector logs them.
+  options.on_log = [](std::string_view line) {
+    std::fprintf(stderr, "%.*s\n", static_cast<int>(line.size()), line.data());
+  };
   return trainer::kube::Client::create(std::move(*config), std::move(options));
 }
 

@@ -9,6 +9,7 @@
 #include "kube/client/config_files.hpp"
 #include "kube/client/exec_credential.hpp"
 
+#include <algorithm>
 #include <mutex>
 
 namespace trainer::kube::detail {
@@ -28,9 +29,11 @@ class DefaultAuthenticator final : public Authenticator {
                 config_.client_cert_pem.empty();
   }
 
-  Result<Credentials> current(const CancelToken& cancel) override {
+  Result<Credentials> current(
+      const CancelToken& cancel,
+      std::optional<std::chrono::steady_clock::time_point> deadline) override {
     const std::lock_guard<std::mutex> lock(mutex_);
-    if (use_exec_) return exec_credentials(cancel);
+    if (use_exec_) return exec_credentials(cancel, deadline);
     Credentials creds;
     creds.bearer_token = config_.token;
     if (!config_.token_file.empty()) {
@@ -88,15 +91,31 @@ class DefaultAuthenticator final : public Authenticator {
   }
 
  private:
-  Result<Credentials> exec_credentials(const CancelToken& cancel) {
+  Result<Credentials> exec_credentials(
+      const CancelToken& cancel, std::optional<std::chrono::steady_clock::time_point> deadline) {
     const bool expired =
         cached_ && cached_->expiry && std::chrono::system_clock::now() >= *cached_->expiry;
     if (!cached_ || expired) {
+      // The request that waits for the plugin ends at its deadline; a plugin that outlives it
+      // would hold every other request of the client (they wait for this run) for nothing.
+      auto timeout = exec_timeout_;
+      bool request_bound = false;
+      if (deadline) {
+        const auto left = std::chrono::ceil<std::chrono::milliseconds>(
+            *deadline - std::chrono::steady_clock::now());
+        if (left < timeout) {
+          timeout = std::max(left, std::chrono::milliseconds(1));
+          request_bound = true;
+        }
+      }
       // No negative caching: a failed run is tried again by the next request, as client-go.
-      auto fresh = run_exec_plugin(config_, exec_timeout_, cancel);
+      auto fresh = run_exec_plugin(config_, timeout, cancel);
       if (!fresh) {
         Error e = fresh.error();
         e.message = "getting credentials: " + e.message;
+        if (request_bound && e.code == ErrorCode::kTimeout) {
+          e.message += " (what was left of the request timeout)";
+        }
         return tl::unexpected(std::move(e));
       }
       cached_ = std::move(*fresh);

@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace trainer::kube::detail {
@@ -31,8 +32,11 @@ class Authenticator {
   virtual ~Authenticator() = default;
   /// The credentials for the next request (runs the exec plugin when none are cached or they
   /// expired; kUnauthorized with the plugin's error when it fails, e.g.
-  /// `getting credentials: exec: executable x not found`).
-  virtual Result<Credentials> current(const CancelToken& cancel) = 0;
+  /// `getting credentials: exec: executable x not found`). `deadline`: the request's, which
+  /// bounds a plugin run as ClientOptions::exec_timeout does (kTimeout when it ends the run).
+  virtual Result<Credentials> current(
+      const CancelToken& cancel,
+      std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt) = 0;
   /// The server answered 401 to `used`: drop them (exec output, token-file cache) so the next
   /// `current()` obtains new ones. Returns true when a refresh can give different credentials
   /// (exec plugin or token file), i.e. when retrying the request once makes sense.

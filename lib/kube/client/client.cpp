@@ -109,13 +109,18 @@ Result<detail::HttpResponse> Client::Impl::send(const detail::HttpRequest& reque
   return tl::unexpected(std::move(error));
 }
 
-Result<boost::json::object> Client::Impl::send_object(const detail::HttpRequest& request,
+Result<boost::json::object> Client::Impl::send_object(detail::HttpRequest request,
                                                       const detail::RequestContext& context) {
+  request.decode_json = true;
   auto response = send(request, context);
   if (!response) return error_of(response);
-  return detail::parse_object(
-      response->body,
-      "the answer to " + request.method + " " + request.target.substr(0, request.target.find('?')));
+  const std::string what =
+      "the answer to " + request.method + " " + request.target.substr(0, request.target.find('?'));
+  if (response->json) return detail::object_of(std::move(*response->json), what);
+  if (!response->json_error.empty()) {
+    return fail(ErrorCode::kParse, what + " is not JSON: " + response->json_error);
+  }
+  return detail::parse_object(response->body, what);
 }
 
 std::string Client::Impl::namespace_or_default(std::string_view ns) const {
@@ -166,7 +171,7 @@ Result<boost::json::object> Client::create(const Resource& resource, std::string
   auto request = detail::make_request("POST", *path + write_query(options).str(), options);
   request.headers.emplace_back("Content-Type", "application/json");
   request.body = boost::json::serialize(object);
-  return impl_->send_object(request,
+  return impl_->send_object(std::move(request),
                             detail::context_for("POST", resource, metadata_string(object, "name")));
 }
 
@@ -192,7 +197,7 @@ Result<boost::json::object> Client::apply(const Resource& resource, std::string_
   boost::json::object body = object;
   if (auto* metadata = find_object(body, "metadata")) metadata->erase("managedFields");
   request.body = boost::json::serialize(body);
-  return impl_->send_object(request, detail::context_for("PATCH", resource, name));
+  return impl_->send_object(std::move(request), detail::context_for("PATCH", resource, name));
 }
 
 Result<boost::json::object> Client::patch(const Resource& resource, std::string_view ns,
@@ -203,7 +208,7 @@ Result<boost::json::object> Client::patch(const Resource& resource, std::string_
   auto request = detail::make_request("PATCH", *path + write_query(options).str(), options);
   request.headers.emplace_back("Content-Type", patch_content_type(type));
   request.body = std::string(body);
-  return impl_->send_object(request, detail::context_for("PATCH", resource, name));
+  return impl_->send_object(std::move(request), detail::context_for("PATCH", resource, name));
 }
 
 Result<boost::json::object> Client::remove(const Resource& resource, std::string_view ns,
@@ -227,7 +232,7 @@ Result<boost::json::object> Client::remove(const Resource& resource, std::string
   auto request = detail::make_request("DELETE", *path, options);
   request.headers.emplace_back("Content-Type", "application/json");
   request.body = boost::json::serialize(body);
-  return impl_->send_object(request, detail::context_for("DELETE", resource, name));
+  return impl_->send_object(std::move(request), detail::context_for("DELETE", resource, name));
 }
 
 Result<RawResponse> Client::raw(const RawRequest& raw) {

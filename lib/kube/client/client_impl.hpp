@@ -31,8 +31,8 @@ struct Client::Impl {
   /// credentials that were sent).
   Result<detail::HttpResponse> send(const detail::HttpRequest& request,
                                     const detail::RequestContext& context);
-  /// `send`, then the body as a JSON object.
-  Result<boost::json::object> send_object(const detail::HttpRequest& request,
+  /// `send`, then the body as a JSON object (decoded as it arrives).
+  Result<boost::json::object> send_object(detail::HttpRequest request,
                                           const detail::RequestContext& context);
 
   /// Every resource the server serves (cached; `refresh` fetches again unless this call

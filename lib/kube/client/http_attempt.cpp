@@ -3,9 +3,13 @@
 
 #include "kube/client/cancel.hpp"
 #include "kube/client/curl_handles.hpp"
+#include "kube/client/json_body.hpp"
+
+#include <boost/json/stream_parser.hpp>
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <string_view>
 
 namespace trainer::kube::detail {
@@ -22,7 +26,38 @@ struct Exchange {
   bool delivered = false;
   bool callback_threw = false;
   Clock::time_point last_activity = Clock::now();
+  std::size_t max_body = 0;
+  std::size_t body_bytes = 0;  // collected so far (as text or into `parser`)
+  bool too_large = false;
+  std::optional<std::uint64_t> declared_length;
+  std::optional<boost::json::stream_parser> parser;  // a 2xx body with decode_json
 };
+
+long status_of(const Exchange& exchange) {
+  long status = 0;
+  curl_easy_getinfo(exchange.easy, CURLINFO_RESPONSE_CODE, &status);
+  return status;
+}
+
+// At the end of the headers: a body whose Content-Length already says it is over the bound is
+// refused before a byte of it is read. Only for identity encoding: a gzip length says nothing
+// certain about the decoded size, which the body callback bounds.
+bool refuse_by_length(Exchange& exchange) {
+  if (exchange.request->method == "HEAD") return false;
+  const long status = status_of(exchange);
+  if (status < 200 || (exchange.stream && status < 300)) return false;
+  const std::string* encoding = exchange.response.header("content-encoding");
+  if (encoding != nullptr && !encoding->empty() && *encoding != "identity") return false;
+  const std::string* length = exchange.response.header("content-length");
+  if (length == nullptr) return false;
+  std::uint64_t value = 0;
+  const auto [end, ec] = std::from_chars(length->data(), length->data() + length->size(), value);
+  if (ec != std::errc() || end != length->data() + length->size()) return false;
+  if (value <= exchange.max_body) return false;
+  exchange.too_large = true;
+  exchange.declared_length = value;
+  return true;
+}
 
 std::string lowercase(std::string_view text) {
   std::string out(text);
@@ -45,6 +80,7 @@ size_t on_header(char* data, size_t size, size_t count, void* user) {
   const size_t bytes = size * count;
   exchange.last_activity = Clock::now();
   const std::string_view line(data, bytes);
+  if (trim(line).empty()) return refuse_by_length(exchange) ? 0 : bytes;
   if (line.rfind("HTTP/", 0) == 0) {
     // A new status line (after a 100 Continue, say): only the last response's headers count.
     exchange.response.headers.clear();
@@ -61,8 +97,7 @@ size_t on_body(char* data, size_t size, size_t count, void* user) {
   auto& exchange = *static_cast<Exchange*>(user);
   const size_t bytes = size * count;
   exchange.last_activity = Clock::now();
-  long status = 0;
-  curl_easy_getinfo(exchange.easy, CURLINFO_RESPONSE_CODE, &status);
+  const long status = status_of(exchange);
   if (exchange.stream && status >= 200 && status < 300) {
     exchange.delivered = true;
     bool more = false;
@@ -79,8 +114,35 @@ size_t on_body(char* data, size_t size, size_t count, void* user) {
     }
     return bytes;
   }
+  if (bytes > exchange.max_body - exchange.body_bytes) {
+    exchange.too_large = true;
+    return 0;  // ends the transfer with CURLE_WRITE_ERROR
+  }
+  exchange.body_bytes += bytes;
+  if (exchange.request->decode_json && status >= 200 && status < 300) {
+    if (!exchange.parser) exchange.parser.emplace(boost::json::storage_ptr(), api_parse_options());
+    boost::system::error_code ec;
+    exchange.parser->write(data, bytes, ec);
+    if (ec) {
+      exchange.response.json_error = ec.message();
+      return 0;
+    }
+    return bytes;
+  }
   exchange.response.body.append(data, bytes);
   return bytes;
+}
+
+// The decoded body once the transfer completed.
+void finish_json(Exchange& exchange) {
+  if (!exchange.parser || !exchange.response.json_error.empty()) return;
+  boost::system::error_code ec;
+  exchange.parser->finish(ec);
+  if (ec) {
+    exchange.response.json_error = ec.message();
+    return;
+  }
+  exchange.response.json = exchange.parser->release();
 }
 
 bool has_header(const HttpRequest& request, std::string_view lowercase_name) {
@@ -191,6 +253,7 @@ AttemptResult run_attempt(CURLM* multi, const TransferSettings& settings,
   exchange.easy = easy.get();
   exchange.request = &request;
   exchange.stream = static_cast<bool>(request.on_data);
+  exchange.max_body = settings.max_response_bytes;
   Slist headers;
   Slist connect_to;
   char error_buffer[CURL_ERROR_SIZE] = {0};
@@ -253,9 +316,15 @@ AttemptResult run_attempt(CURLM* multi, const TransferSettings& settings,
 
   result.delivered = exchange.delivered;
   if (done) {
+    const bool cut_by_us = *done == CURLE_WRITE_ERROR &&
+                           (exchange.response.stopped || !exchange.response.json_error.empty());
     if (exchange.callback_threw) {
       result.outcome = AttemptResult::Outcome::kCallback;
-    } else if (*done == CURLE_OK || (*done == CURLE_WRITE_ERROR && exchange.response.stopped)) {
+    } else if (exchange.too_large) {
+      result.outcome = AttemptResult::Outcome::kTooLarge;
+      result.declared_length = exchange.declared_length;
+    } else if (*done == CURLE_OK || cut_by_us) {
+      if (*done == CURLE_OK) finish_json(exchange);
       result.outcome = AttemptResult::Outcome::kResponse;
       curl_easy_getinfo(easy.get(), CURLINFO_RESPONSE_CODE, &exchange.response.status);
       long version = 0;

@@ -15,6 +15,8 @@
 #include <curl/curl.h>
 
 #include <chrono>
+#include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,6 +35,9 @@ struct TransferSettings {
   std::vector<std::string> extra_headers;  ///< `Impersonate-*: ...` lines
   std::chrono::milliseconds connect_timeout{10000};
   std::chrono::milliseconds stream_idle_timeout{90000};
+  /// ClientOptions::max_response_bytes: bound on a body that is collected (not streamed to
+  /// on_data).
+  std::size_t max_response_bytes = std::size_t{256} << 20U;
 };
 
 struct AttemptResult {
@@ -43,12 +48,15 @@ struct AttemptResult {
     kDeadline,   ///< the total deadline passed
     kIdle,       ///< a stream was silent for longer than the idle bound
     kCallback,   ///< on_data threw
+    kTooLarge,   ///< a collected body crossed max_response_bytes (`declared_length`: its
+                 ///< Content-Length, when that refused it before any byte was read)
   };
   Outcome outcome = Outcome::kFailed;
   HttpResponse response;
   TransferFailure failure;
   /// Whether any byte of a 2xx stream reached on_data (then the request is not retried).
   bool delivered = false;
+  std::optional<std::uint64_t> declared_length;
 };
 
 /// Runs `request` once on `multi` (which must have no other transfer). `deadline`: the total

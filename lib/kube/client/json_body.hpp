@@ -10,6 +10,10 @@
 #include <boost/json/object.hpp>
 #include <boost/json/parse_options.hpp>
 
+#include <boost/json/value.hpp>
+
+#include <cstddef>
+#include <string>
 #include <string_view>
 
 namespace trainer::kube::detail {
@@ -21,5 +25,11 @@ namespace trainer::kube::detail {
 /// `body` as a JSON object; `kParse` naming `what` (`the answer to GET /api`) otherwise.
 [[nodiscard]] Result<boost::json::object> parse_object(std::string_view body,
                                                        std::string_view what);
+/// A decoded body as a JSON object; `kParse` naming `what` when it is another JSON value.
+[[nodiscard]] Result<boost::json::object> object_of(boost::json::value&& value,
+                                                    std::string_view what);
+
+/// A byte limit as its option is usually set: `256 MiB`, `64 KiB`, `1000 bytes`.
+[[nodiscard]] std::string size_text(std::size_t bytes);
 
 }  // namespace trainer::kube::detail

@@ -17,6 +17,7 @@
 #include "kube/client/curl_handles.hpp"
 #include "kube/client/endpoint.hpp"
 #include "kube/client/http_attempt.hpp"
+#include "kube/client/json_body.hpp"
 #include "kube/client/rate_limiter.hpp"
 #include "kube/client/response_headers.hpp"
 #include "trainer.h"
@@ -83,6 +84,7 @@ class CurlTransport final : public Transport {
     }
     settings_.connect_timeout = options.connect_timeout;
     settings_.stream_idle_timeout = options.stream_idle_timeout;
+    settings_.max_response_bytes = options.max_response_bytes;
   }
 
   // Sets up the share; false when libcurl refuses.
@@ -137,6 +139,15 @@ class CurlTransport final : public Transport {
 
   [[nodiscard]] std::string describe(const HttpRequest& request) const {
     return go_method(request.method) + " \"" + settings_.endpoint.base_url + request.target + "\"";
+  }
+
+  void log(const std::string& line) const {
+    if (!options_.on_log) return;
+    try {
+      options_.on_log(line);
+    } catch (...) {
+      // A log sink that throws loses that line, not the request.
+    }
   }
 
   void report_warnings(const HttpResponse& response, std::set<std::string>& seen) const {
@@ -203,7 +214,7 @@ Result<HttpResponse> CurlTransport::send(const HttpRequest& request) {
       case RateLimiter::Outcome::kCancelled: return cancelled();
       case RateLimiter::Outcome::kDeadline: return timed_out();
     }
-    auto credentials = authenticator_->current(request.cancel);
+    auto credentials = authenticator_->current(request.cancel, deadline);
     if (!credentials) {
       if (request.cancel.cancelled()) return cancelled();
       return tl::unexpected<Error>(credentials.error());
@@ -223,6 +234,17 @@ Result<HttpResponse> CurlTransport::send(const HttpRequest& request) {
                                           ", the connection is treated as dropped");
       case AttemptResult::Outcome::kCallback:
         return failed(ErrorCode::kUser, describe(request) + ": the data callback threw");
+      case AttemptResult::Outcome::kTooLarge: {
+        std::string what = attempt.declared_length
+                               ? "the response is " + std::to_string(*attempt.declared_length) +
+                                     " bytes (Content-Length), over"
+                               : "the response exceeds";
+        return failed(ErrorCode::kLimit,
+                      describe(request) + ": " + what + " the " +
+                          size_text(options_.max_response_bytes) +
+                          " limit (ClientOptions::max_response_bytes); a list can be paged with "
+                          "ListOptions::limit");
+      }
       case AttemptResult::Outcome::kFailed: {
         Error error =
             connection_error(attempt.failure, settings_.endpoint, request.method, request.target);
@@ -253,10 +275,22 @@ Result<HttpResponse> CurlTransport::send(const HttpRequest& request) {
       const std::string* header = response.header("retry-after");
       const std::optional<long> seconds = header ? parse_retry_after(*header) : std::nullopt;
       if (seconds) {
-        const auto wait = std::min<std::chrono::milliseconds>(std::chrono::seconds(*seconds),
-                                                              options_.max_retry_wait);
-        previous = "the server answered " + std::to_string(response.status) +
-                   " with Retry-After: " + std::to_string(*seconds);
+        // The header's wait is capped, and the request's deadline may end it sooner: the texts
+        // say the wait that is really taken, not the server's number.
+        auto wait = std::min<std::chrono::milliseconds>(std::chrono::seconds(*seconds),
+                                                        options_.max_retry_wait);
+        std::string why;
+        if (deadline && *deadline - Clock::now() < wait) {
+          wait = std::chrono::ceil<std::chrono::milliseconds>(
+              std::max(*deadline - Clock::now(), Clock::duration::zero()));
+          why = ", until the request timeout";
+        } else if (wait < std::chrono::seconds(*seconds)) {
+          why = ", capped by ClientOptions::max_retry_wait";
+        }
+        const std::string answered = "the server answered " + std::to_string(response.status) +
+                                     " with Retry-After: " + std::to_string(*seconds);
+        previous = answered + " (waited " + seconds_text(wait) + why + ")";
+        log(describe(request) + ": " + answered + ", retrying in " + seconds_text(wait) + why);
         ++retries;
         if (!pause(wait)) return cancelled();
         continue;

@@ -9,9 +9,12 @@
 
 #include "trainer/kube.hpp"
 
+#include <boost/json/value.hpp>
+
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -36,6 +39,9 @@ struct HttpRequest {
   std::chrono::milliseconds timeout{0};
   /// Whether a transport error (reset, EOF before the answer) may be retried: GET only.
   bool idempotent = false;
+  /// A 2xx body is decoded as JSON while it arrives, into HttpResponse::json, so that a large
+  /// list never exists as text and as values at once.
+  bool decode_json = false;
   CancelToken cancel;
 };
 
@@ -44,6 +50,11 @@ struct HttpResponse {
   /// Header names in lowercase, in arrival order (repeated headers stay separate).
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
+  /// With HttpRequest::decode_json, a 2xx body decoded (then `body` stays empty), or why it is
+  /// not JSON (`json_error`, the transfer cut where the text went wrong). Neither for an empty
+  /// body.
+  std::optional<boost::json::value> json;
+  std::string json_error;
   /// True when `on_data` stopped the transfer.
   bool stopped = false;
   /// The HTTP version the answer came in: 2 (HTTP/2 over TLS where the server offers it) or 1.
@@ -68,6 +79,7 @@ class Transport {
   /// credentials refreshes them and sends once more), retries 429 and 5xx answers that carry
   /// `Retry-After` (at most ClientOptions::max_retries times), and reports `Warning` headers.
   /// Errors: kCancelled, kTimeout (`context deadline exceeded`-like text naming the request),
+  /// kLimit (a collected body over ClientOptions::max_response_bytes, naming the request),
   /// kIo for connection failures (refused: the text kubectl prints, TLS: which CA was used),
   /// kUnauthorized only when the credentials themselves cannot be obtained (exec plugin fails).
   virtual Result<HttpResponse> send(const HttpRequest& request) = 0;

@@ -15,17 +15,20 @@
 #include <algorithm>
 #include <chrono>
 #include <optional>
+#include <string>
 
 namespace trainer::kube {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// client-go's reflector backoff: 800 ms doubling to 30 s between failing attempts.
+// client-go's reflector backoff: 800 ms doubling between failing attempts, each wait jittered
+// by up to its own length (jitter 1.0) so that many watchers of a restarted server do not come
+// back in step, and capped at 30 s.
 class Backoff {
  public:
   std::chrono::milliseconds next() {
-    const auto wait = delay_;
+    const auto wait = std::min(detail::jittered(delay_, 1.0), kMax);
     delay_ = std::min(delay_ * 2, kMax);
     return wait;
   }
@@ -36,6 +39,11 @@ class Backoff {
   static constexpr std::chrono::milliseconds kMax{30000};
   std::chrono::milliseconds delay_ = kInitial;
 };
+
+std::string seconds_text(std::chrono::milliseconds wait) {
+  const auto ms = wait.count();
+  return std::to_string(ms / 1000) + "." + std::to_string(ms % 1000 / 100) + "s";
+}
 
 // Errors after which the watch is resumed (connection lost, server overloaded or restarting)
 // rather than ended.
@@ -78,8 +86,21 @@ Result<void> Client::watch(const Resource& resource, std::string_view ns,
   std::string version = options.resource_version;
   bool need_list = version.empty();
   Backoff backoff;
-  const auto back_off = [&]() -> Result<void> {
-    if (!detail::sleep_until(Clock::now() + backoff.next(), options.cancel)) {
+  const auto& on_log = impl_->client_options.on_log;
+  const std::string watched = "watch of " + context.resource +
+                              (scope.empty() ? std::string() : " in namespace \"" + scope + "\"");
+  // Every retry is logged with its cause and its wait, as client-go's reflector does: a watch
+  // that can never succeed (a server sending garbage) is visible, not a silent loop.
+  const auto back_off = [&](const std::string& why) -> Result<void> {
+    const auto wait = backoff.next();
+    if (on_log) {
+      try {
+        on_log(watched + " failed, retrying in " + seconds_text(wait) + ": " + why);
+      } catch (...) {
+        // A log sink that throws loses that line, not the watch.
+      }
+    }
+    if (!detail::sleep_until(Clock::now() + wait, options.cancel)) {
       return fail(ErrorCode::kCancelled, "the watch was cancelled");
     }
     return {};
@@ -97,7 +118,7 @@ Result<void> Client::watch(const Resource& resource, std::string_view ns,
       auto list = impl_->list_all(resource, ns, list_options);
       if (!list) {
         if (!resumable(list.error())) return tl::unexpected(list.error());
-        if (auto ok = back_off(); !ok) return ok;
+        if (auto ok = back_off("list: " + list.error().message); !ok) return ok;
         continue;
       }
       static const boost::json::array kNoItems;
@@ -123,7 +144,7 @@ Result<void> Client::watch(const Resource& resource, std::string_view ns,
     auto request = detail::make_request("GET", *path + query.str(), options);
 
     StreamOutcome outcome;
-    detail::WatchFramer framer;
+    detail::WatchFramer framer(impl_->client_options.max_watch_event_bytes);
     const auto on_document = [&](boost::json::value&& document) {
       auto event = detail::decode_event(std::move(document));
       if (!event) {
@@ -153,7 +174,10 @@ Result<void> Client::watch(const Resource& resource, std::string_view ns,
     };
     request.on_data = [&](std::string_view data) {
       auto fed = framer.feed(data, on_document);
-      if (!fed) outcome.error = fed.error();
+      if (!fed) {
+        outcome.error = fed.error();
+        outcome.error->message = "GET " + request.target + ": " + outcome.error->message;
+      }
       return fed && *fed;
     };
 
@@ -166,13 +190,17 @@ Result<void> Client::watch(const Resource& resource, std::string_view ns,
       // watch is not asked in a loop).
       need_list = true;
       if (outcome.events == 0) {
-        if (auto ok = back_off(); !ok) return ok;
+        if (auto ok = back_off("the resource version " + version +
+                               " is too old (410 Expired), relisting");
+            !ok) {
+          return ok;
+        }
       }
       continue;
     }
     if (outcome.error) {
       if (!resumable(*outcome.error)) return tl::unexpected(*outcome.error);
-      if (auto ok = back_off(); !ok) return ok;
+      if (auto ok = back_off(outcome.error->message); !ok) return ok;
       continue;
     }
     if (!response) {
@@ -180,18 +208,20 @@ Result<void> Client::watch(const Resource& resource, std::string_view ns,
       if (error.code == ErrorCode::kCancelled) return tl::unexpected(error);
       if (detail::is_expired(error)) {
         need_list = true;
-        if (auto ok = back_off(); !ok) return ok;
+        if (auto ok = back_off(error.message + ", relisting"); !ok) return ok;
         continue;
       }
       if (!resumable(error)) return tl::unexpected(error);
       if (outcome.events > 0) backoff.reset();
-      if (auto ok = back_off(); !ok) return ok;
+      if (auto ok = back_off(error.message); !ok) return ok;
       continue;
     }
     // A clean end (timeoutSeconds ran out): resume at once. A stream that ended within a
     // second without an event counts as a failure (client-go's "very short watch").
     if (outcome.events == 0 && Clock::now() - started < std::chrono::seconds(1)) {
-      if (auto ok = back_off(); !ok) return ok;
+      if (auto ok = back_off("the watch ended within a second without an event"); !ok) {
+        return ok;
+      }
     } else {
       backoff.reset();
     }

@@ -12,6 +12,7 @@
 #include <boost/json/stream_parser.hpp>
 #include <boost/json/value.hpp>
 
+#include <cstddef>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -20,10 +21,12 @@ namespace trainer::kube::detail {
 
 class WatchFramer {
  public:
-  WatchFramer();
+  /// `max_document_bytes`: ClientOptions::max_watch_event_bytes.
+  explicit WatchFramer(std::size_t max_document_bytes = std::size_t{16} << 20U);
   /// Parses `data`, calling `on_document` for each complete document in order. Returns false
   /// when `on_document` returned false (the rest of `data` is dropped), `kParse` when the
-  /// stream is not a sequence of JSON documents.
+  /// stream is not a sequence of JSON documents, `kLimit` as soon as one document is longer
+  /// than `max_document_bytes` (what arrived of it is dropped).
   Result<bool> feed(std::string_view data,
                     const std::function<bool(boost::json::value&&)>& on_document);
   /// True when part of a document is buffered (the stream ended mid-event).
@@ -31,6 +34,8 @@ class WatchFramer {
 
  private:
   boost::json::stream_parser parser_;
+  std::size_t max_document_bytes_;
+  std::size_t pending_bytes_ = 0;  // of the document being parsed
   bool pending_ = false;
 };
 

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cctype>
 #include <condition_variable>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
@@ -191,7 +192,13 @@ bool FaultServer::Impl::answer(tcp::socket& socket, const FaultResponse& respons
   if (chunked) {
     head << "Transfer-Encoding: chunked\r\n";
   } else {
-    head << "Content-Length: " << response.body.size() << "\r\n";
+    // An endless body declares the largest length a client parses.
+    constexpr auto kMaxLength = static_cast<std::uint64_t>(INT64_MAX);
+    const std::uint64_t size = response.body.size();
+    const std::uint64_t total = response.repeat != 0 && size > kMaxLength / response.repeat
+                                    ? kMaxLength
+                                    : size * response.repeat;
+    head << "Content-Length: " << total << "\r\n";
   }
   head << "\r\n";
   boost::system::error_code ec;
@@ -204,14 +211,21 @@ bool FaultServer::Impl::answer(tcp::socket& socket, const FaultResponse& respons
     const std::size_t length = response.cut_after
                                    ? std::min(*response.cut_after, response.body.size())
                                    : response.body.size();
-    if (!send(response.body.substr(0, length))) return false;
+    const std::string piece = response.body.substr(0, length);
+    for (std::size_t i = 0; i < response.repeat; ++i) {
+      if (!send(piece) || is_stopping()) return false;
+    }
   } else {
-    for (const auto& piece : response.chunks) {
-      if (piece.delay.count() > 0 && !pause(piece.delay)) return false;
-      if (piece.data.empty()) continue;  // a zero-size chunk would end the body
-      std::ostringstream chunk;
-      chunk << std::hex << piece.data.size() << "\r\n" << piece.data << "\r\n";
-      if (!send(chunk.str())) return false;
+    for (std::size_t i = 0; i < response.chunks.size(); ++i) {
+      const auto& piece = response.chunks[i];
+      const bool last = i + 1 == response.chunks.size();
+      for (std::size_t n = 0; n < (last ? response.repeat : 1); ++n) {
+        if (piece.delay.count() > 0 && !pause(piece.delay)) return false;
+        if (piece.data.empty()) continue;  // a zero-size chunk would end the body
+        std::ostringstream chunk;
+        chunk << std::hex << piece.data.size() << "\r\n" << piece.data << "\r\n";
+        if (!send(chunk.str()) || is_stopping()) return false;
+      }
     }
   }
   if (response.hold) {

@@ -43,6 +43,10 @@ struct FaultResponse {
     std::string data;
   };
   std::vector<Piece> chunks;
+  /// Sends `body` (then `Content-Length` is its size times this), or the last of `chunks`, this
+  /// many times: a huge body without holding it in memory; SIZE_MAX is an endless one (until
+  /// the client closes the connection or the server stops).
+  std::size_t repeat = 1;
   /// Waits this long before sending anything (a slow server).
   std::chrono::milliseconds delay{0};
   /// After everything above was sent, close the connection without ending the body (for a
