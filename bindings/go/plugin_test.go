@@ -298,6 +298,66 @@ func TestGoPluginErrors(t *testing.T) {
 	}
 }
 
+// escaping replies what a plugin must not: a TrainJob patch outside the spec, a cluster-scoped
+// object, an object in another namespace, or a reply over the 4 MiB limit.
+type escaping struct{ reply *plugin.Reply }
+
+func (escaping) Name() string { return "Escaping" }
+func (e escaping) EnforceMLPolicy(*plugin.Request) (*plugin.Reply, error) {
+	if e.reply.TrainJob == nil && e.reply.Raw == nil {
+		return nil, nil
+	}
+	return e.reply, nil
+}
+func (e escaping) Build(*plugin.Request) (*plugin.Reply, error) {
+	if e.reply.Objects == nil {
+		return nil, nil
+	}
+	return e.reply, nil
+}
+
+func TestGoPluginConfinedToItsTrainJob(t *testing.T) {
+	crb := map[string]interface{}{
+		"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+		"metadata": map[string]interface{}{"name": "evil"},
+		"roleRef":  map[string]interface{}{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "cluster-admin"},
+	}
+	elsewhere := map[string]interface{}{
+		"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]interface{}{"name": "c", "namespace": "kube-system"},
+	}
+	huge := append(append([]byte("{}"), bytes.Repeat([]byte(" "), 4<<20)...), '\n')
+	for _, c := range []struct {
+		reply *plugin.Reply
+		code  error
+		want  string
+	}{
+		{&plugin.Reply{TrainJob: map[string]interface{}{"metadata": map[string]interface{}{"namespace": "kube-system"}}}, ErrInvalid,
+			`plugin "Escaping": enforceMLPolicy: trainJob.metadata.namespace: Forbidden: a plugin may change only the TrainJob's spec`},
+		{&plugin.Reply{Objects: []interface{}{crb}}, ErrInvalid,
+			`plugin "Escaping": build: objects[0].kind: Forbidden: ClusterRoleBinding "evil" (rbac.authorization.k8s.io/v1) is not known to be namespaced`},
+		{&plugin.Reply{Objects: []interface{}{elsewhere}}, ErrInvalid,
+			`plugin "Escaping": build: objects[0].metadata.namespace: Forbidden: ConfigMap "c" (v1) must be in the TrainJob's namespace "default"`},
+		{&plugin.Reply{Raw: huge}, ErrLimit,
+			`plugin "Escaping": enforceMLPolicy: reply: 4194307 bytes exceeds the limit of a plugin reply (4194304 bytes)`},
+	} {
+		fw, err := NewFramework(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := fw.Add(escaping{c.reply}); err != nil {
+			t.Fatal(err)
+		}
+		opts := renderFixed
+		opts.Framework = fw
+		_, err = Render(gotestJob(""), &opts)
+		if !errors.Is(err, c.code) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("got %v, want %v: %s", err, c.code, c.want)
+		}
+		fw.Close()
+	}
+}
+
 // checkTrainerctlLoads runs the installed-style trainerctl (TRAINERCTL, set by ctest) with
 // `--plugin so`: a C++ program with no Go runtime of its own starts the library's; render shows
 // the plugin's env and validate its field error with the path.

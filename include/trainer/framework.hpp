@@ -146,6 +146,12 @@ struct RenderContext {
   std::function<std::optional<boost::json::value>(std::string_view, std::string_view,
                                                   std::string_view, std::string_view)>
       lookup;
+  /// Whether objects of a kind are namespaced, as a cluster's discovery says: true, false
+  /// (cluster-scoped), or an error (kNotFound: a kind the cluster does not serve). Arguments:
+  /// apiVersion, kind. The objects plugins build must be of a namespaced kind; unset (a render
+  /// without a cluster), only the kinds of a fixed table count as namespaced (docs/plugins.md,
+  /// "What a plugin may change").
+  std::function<Result<bool>(std::string_view, std::string_view)> namespaced;
 
   /// `lookup`, or nullopt when no lookup is set.
   [[nodiscard]] std::optional<boost::json::value> find(std::string_view api_version,

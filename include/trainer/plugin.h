@@ -43,12 +43,14 @@
  *                         env by `name`, ports by `containerPort`, volumes by `name`,
  *                         volumeMounts by `mountPath`; maps merge; `null` deletes a key;
  *                         other lists are replaced
- *    "trainJob": {...},   enforce_ml_policy only: a JSON merge patch (RFC 7396) of the TrainJob
+ *    "trainJob": {...},   enforce_ml_policy only: a JSON merge patch (RFC 7396) of the TrainJob;
+ *                         it may change the `spec` only (metadata and status are refused)
  *    "errors": [{"type": "FieldValueInvalid", "field": "spec.trainer.numNodes",
  *                "value": 3, "detail": "..."}],        validate only: field errors
  *    "warnings": ["..."], validate only
- *    "objects": [{...}],  build only: objects to create; the namespace and the controller
- *                         ownerReference to the TrainJob are added where missing
+ *    "objects": [{...}],  build only: objects to create, of namespaced kinds, in the TrainJob's
+ *                         namespace, with no controller but the TrainJob; the namespace and the
+ *                         controller ownerReference to the TrainJob are added where missing
  *    "status": {...}}     status only: a JSON merge patch (RFC 7396) of the status
  *
  * Which TrainJobs are a plugin's own is the plugin's decision, made from the request: the
@@ -66,6 +68,15 @@
  * that is not JSON, or whose members have the wrong shape, fails with TRAINER_E_INVALID and a
  * message that names the plugin, the phase and the field path in the reply; it never crashes the
  * library. Field errors from `validate` are reported exactly like the built-in plugins' errors.
+ * A reply that reaches outside its TrainJob (a trainJob patch of anything but `spec`; an object
+ * of a cluster-scoped kind or a kind not known to be namespaced, in another namespace, or
+ * controlled by another owner) fails with TRAINER_E_INVALID naming the plugin, the phase and
+ * the field (docs/plugins.md, "What a plugin may change"). A reply is at most 4 MiB: a longer
+ * one fails the callback with TRAINER_E_LIMIT, whatever status it returns.
+ *
+ * A callback has no time limit: the library waits for it, so it must bound its own waits and
+ * return. A crash in a callback (a fault, abort(), an exception or panic unwinding out of it)
+ * takes the host process down: the plugin runs in the host's address space.
  *
  * Thread-safety contract a plugin must meet: callbacks are called from any thread, and
  * concurrently (renders from several threads, the controller's workers), with the same
@@ -123,7 +134,9 @@ TRAINER_API int32_t trainer_plugin_request_get_int(const trainer_plugin_request*
 
 /** Sets the reply document (copied; parsed and checked when the callback returns). A second
  *  call replaces the first. Errors: TRAINER_E_INVALID_ARGUMENT (`reply` NULL, `json` NULL with
- *  len > 0); TRAINER_E_NOMEM. @since 0.1 */
+ *  len > 0); TRAINER_E_LIMIT (`len` over 4 MiB: nothing is read from `json`, any earlier reply
+ *  is dropped, and the callback fails with TRAINER_E_LIMIT whatever it returns);
+ *  TRAINER_E_NOMEM. @since 0.1 */
 TRAINER_API trainer_status trainer_plugin_reply_set(trainer_plugin_reply* reply, const char* json,
                                                     size_t len);
 /** Sets the message reported when the callback returns a failure status (copied; NULL is "").

@@ -73,12 +73,19 @@ class Framework {
   [[nodiscard]] ValidationResult run_custom_validation(const Info& info, const TrainJob* old_job,
                                                        const TrainJob& new_job,
                                                        const RenderContext& ctx) const;
+  /// Every ML-policy plugin in order. A plugin may change the TrainJob's `spec` only: one that
+  /// changes anything else (`metadata.namespace`, `metadata.uid`, `status`, ...) fails the call
+  /// with kInvalid `plugin "<name>": enforceMLPolicy: trainJob.<path>: Forbidden: ...`.
   [[nodiscard]] Result<void> run_enforce_ml_policy(Info& info, TrainJob& job) const;
   [[nodiscard]] Result<void> run_enforce_pod_group_policy(Info& info, const TrainJob& job) const;
   [[nodiscard]] Result<void> run_enforce_pod_spec(Info& info, const TrainJob& job,
                                                   const RenderContext& ctx) const;
   [[nodiscard]] Result<void> run_pre_build_sync(Info& info, const TrainJob& job) const;
-  /// Objects of every builder, concatenated in plugin order.
+  /// Objects of every builder, concatenated in plugin order. Each must be of a namespaced kind
+  /// (`ctx.namespaced`, else a fixed table: docs/plugins.md), in the TrainJob's namespace (set
+  /// where missing) and controlled by the TrainJob (its ownerReference added where no controller
+  /// is named); anything else fails the call with kInvalid `plugin "<name>": build:
+  /// objects[<i>]...: Forbidden: ...` naming the object.
   [[nodiscard]] Result<std::vector<boost::json::value>> run_component_builders(
       const Info& info, const TrainJob& job, const RenderContext& ctx) const;
 

@@ -19,6 +19,7 @@
 #include <map>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 namespace trainer::controller {
 
@@ -146,6 +147,12 @@ struct Reconciler::Impl {
                            std::string_view object_ns, std::string_view object_name) {
       return lookup.find(api_version, kind, object_ns, object_name);
     };
+    // The cluster's discovery decides which kinds a plugin may build (namespaced ones only).
+    ctx.namespaced = [this](std::string_view api_version, std::string_view kind) -> Result<bool> {
+      auto resource = client.resource_for(api_version, kind, call());
+      if (!resource) return tl::unexpected(std::move(resource.error()));
+      return resource->namespaced;
+    };
 
     // The live runtime is read only when no snapshot exists: the snapshot wins (reference 3.9).
     TrainingRuntime training_runtime;
@@ -178,6 +185,10 @@ struct Reconciler::Impl {
     apply.cancel = options.cancel;
     apply.field_manager = std::string(kFieldManager);
     apply.force = true;
+    // Every object's resource first: nothing is written unless every object is namespaced and
+    // in the TrainJob's namespace (render refused plugin objects that are not; this holds the
+    // line for whatever else the render produced).
+    std::vector<kube::Resource> resources;
     for (const auto& value : rendered->objects) {
       const auto* object = value.if_object();
       if (object == nullptr) return fail(ErrorCode::kInternal, "render produced a non-object");
@@ -185,17 +196,24 @@ struct Reconciler::Impl {
       const std::string kind = find_string(*object, "kind").value_or("");
       auto resource = client.resource_for(api_version, kind, call());
       if (!resource) return tl::unexpected(std::move(resource.error()));
-      std::string object_ns;
-      if (resource->namespaced) {
-        object_ns = trainer::detail::object_namespace(*object);
-        if (object_ns.empty()) object_ns = ns;
+      const std::string object_ns = trainer::detail::object_namespace(*object);
+      if (!resource->namespaced || (!object_ns.empty() && object_ns != ns)) {
+        return fail(ErrorCode::kInternal, "render produced " + kind + " \"" +
+                                              trainer::detail::object_name(*object) +
+                                              "\" outside TrainJob " + ns + "/" + name);
       }
-      auto answer = client.apply(*resource, object_ns, *object, apply);
+      resources.push_back(std::move(*resource));
+    }
+    for (std::size_t i = 0; i < rendered->objects.size(); ++i) {
+      const auto& object = rendered->objects[i].get_object();
+      const kube::Resource& resource = resources[i];
+      const std::string api_version = find_string(object, "apiVersion").value_or("");
+      const std::string kind = find_string(object, "kind").value_or("");
+      auto answer = client.apply(resource, ns, object, apply);
       if (!answer) return tl::unexpected(std::move(answer.error()));
-      result.applied.push_back(resource->kind_group() + "/" +
-                               trainer::detail::object_name(*object));
+      result.applied.push_back(resource.kind_group() + "/" + trainer::detail::object_name(object));
       if (api_version == kJobSetApiVersion && kind == kJobSetKind &&
-          trainer::detail::object_name(*object) == name) {
+          trainer::detail::object_name(object) == name) {
         applied_jobset = std::move(*answer);
       }
     }

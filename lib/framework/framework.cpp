@@ -3,6 +3,8 @@
 // `Framework`: the plugins of one pipeline, partitioned once per extension point.
 #include "trainer/render.hpp"
 
+#include "framework/plugin_confinement.hpp"
+
 #include <set>
 #include <string>
 #include <utility>
@@ -86,9 +88,14 @@ ValidationResult Framework::run_custom_validation(const Info& info, const TrainJ
 }
 
 Result<void> Framework::run_enforce_ml_policy(Info& info, TrainJob& job) const {
+  if (enforce_ml_policy_.empty()) return {};
+  const detail::TrainJobIdentity identity(job);
   for (auto* p : enforce_ml_policy_) {
     auto r = p->enforce_ml_policy(info, job);
     if (!r) return r;
+    if (auto changed = identity.changed_in(job); !changed.empty()) {
+      return tl::unexpected(detail::train_job_change_refused(p->name(), changed));
+    }
   }
   return {};
 }
@@ -124,6 +131,9 @@ Result<std::vector<boost::json::value>> Framework::run_component_builders(
   for (auto* p : component_builder_) {
     auto built = p->build(info, job, ctx);
     if (!built) return tl::unexpected(built.error());
+    if (auto r = detail::confine_built_objects(p->name(), *built, job, ctx); !r) {
+      return tl::unexpected(r.error());
+    }
     for (auto& obj : *built) objects.push_back(std::move(obj));
   }
   return objects;

@@ -117,13 +117,20 @@ class CPluginCore : public virtual Plugin {
     request.document = plugin_request_document(in);
     trainer_plugin_reply reply;
     const trainer_status status = fn(desc_.user_data, &request, &reply);
+    if (reply.refused_bytes != 0) {
+      return tl::unexpected(
+          Error(ErrorCode::kLimit, "plugin \"" + name_ + "\": " + phase_name(in.phase) +
+                                       ": reply: " + std::to_string(reply.refused_bytes) +
+                                       " bytes exceeds the limit of a plugin reply (" +
+                                       std::to_string(kMaxPluginReplyBytes) + " bytes)"));
+    }
     if (status != TRAINER_OK) {
       return tl::unexpected(
           Error(code_of(status),
                 "plugin \"" + name_ + "\": " + phase_name(in.phase) + ": " + reply.error_message));
     }
     if (!reply.json || reply.json->empty()) return std::optional<PluginReply>();
-    auto parsed = parse_plugin_reply(name_, in.phase, *reply.json, *in.job, in.train_job_uid);
+    auto parsed = parse_plugin_reply(name_, in.phase, *reply.json);
     if (!parsed) return tl::unexpected(parsed.error());
     return std::optional<PluginReply>(std::move(*parsed));
   }

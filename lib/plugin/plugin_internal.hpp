@@ -33,9 +33,16 @@ struct trainer_plugin_request {
 struct trainer_plugin_reply {
   std::optional<std::string> json;
   std::string error_message;
+  /// The length of a reply refused for its size (0: none); it fails the callback whatever
+  /// status the callback returns.
+  std::size_t refused_bytes = 0;
 };
 
 namespace trainer::detail {
+
+/// The largest reply a callback may set (docs/plugins.md): the codec's limit on a whole input
+/// text, checked on the length the plugin reports before anything is copied.
+inline constexpr std::size_t kMaxPluginReplyBytes = std::size_t{4} << 20U;
 
 // The accessors of trainer/plugin.h; noexcept (an allocation failure reads as "absent").
 const char* plugin_request_json(const trainer_plugin_request* request, size_t* len) noexcept;
@@ -84,14 +91,14 @@ struct PluginReply {
   std::optional<boost::json::value> train_job;  ///< RFC 7396 patch of the TrainJob
   std::optional<boost::json::value> status;     ///< RFC 7396 patch of the status
   ValidationResult validation;                  ///< errors and warnings
-  std::vector<boost::json::value> objects;      ///< build: objects, namespace/owner added
+  std::vector<boost::json::value> objects;      ///< build: objects, as the plugin sent them
 };
 
-/// Parses and checks the reply text of `phase` (bounded by the codec's JSON limits). Errors:
-/// kInvalid `plugin "<name>": <phase>: reply: <what, with the path in the reply>`.
+/// Parses and checks the reply text of `phase` (at most kMaxPluginReplyBytes; the codec's JSON
+/// depth limits). Errors: kInvalid `plugin "<name>": <phase>: reply: <what, with the path in the
+/// reply>`. The objects of a build reply are checked by the Framework, as every plugin's are.
 [[nodiscard]] Result<PluginReply> parse_plugin_reply(std::string_view plugin, PluginPhase phase,
-                                                     std::string_view text, const TrainJob& job,
-                                                     const std::string& train_job_uid);
+                                                     std::string_view text);
 
 /// `plugin "<name>": <phase>: reply: <what>` as a kInvalid error.
 [[nodiscard]] Error plugin_reply_error(std::string_view plugin, PluginPhase phase,

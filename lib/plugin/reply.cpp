@@ -6,7 +6,6 @@
 #include "api/readers.hpp"
 #include "plugin/plugin_internal.hpp"
 #include "trainer/codec.hpp"
-#include "trainer/plugin_support.hpp"
 
 #include <boost/json/serialize.hpp>
 
@@ -98,58 +97,6 @@ Result<void> read_validation(const json::object& reply, ValidationResult& out) {
   return {};
 }
 
-Result<json::value> read_object(const json::value& v, const std::string& path, const TrainJob& job,
-                                const std::string& uid) {
-  if (!v.is_object()) return fail(ErrorCode::kInvalid, path + ": expected object");
-  json::object obj = v.get_object();
-  for (const char* key : {"apiVersion", "kind"}) {
-    const auto* s = obj.if_contains(key);
-    if (s == nullptr || !s->is_string() || s->get_string().empty()) {
-      return fail(ErrorCode::kInvalid, path + "." + key + ": Required value");
-    }
-  }
-  auto* meta = obj.if_contains("metadata");
-  if (meta == nullptr || !meta->is_object()) {
-    return fail(ErrorCode::kInvalid, path + ".metadata: expected object");
-  }
-  auto& m = meta->get_object();
-  const auto* name = m.if_contains("name");
-  if (name == nullptr || !name->is_string() || name->get_string().empty()) {
-    return fail(ErrorCode::kInvalid, path + ".metadata.name: Required value");
-  }
-  // Owner references cannot cross namespaces: an object owned by the TrainJob lives beside it.
-  const std::string ns = trainer::train_job_namespace(job);
-  if (const auto* given = m.if_contains("namespace")) {
-    if (!given->is_string() || given->get_string() != ns) {
-      return fail(ErrorCode::kInvalid, path +
-                                           ".metadata.namespace: must be the TrainJob's "
-                                           "namespace \"" +
-                                           ns + "\"");
-    }
-  }
-  m["namespace"] = ns;
-  auto* owners = m.if_contains("ownerReferences");
-  if (owners != nullptr && !owners->is_array()) {
-    return fail(ErrorCode::kInvalid, path + ".metadata.ownerReferences: expected array");
-  }
-  bool has_controller = false;
-  if (owners != nullptr) {
-    for (const auto& o : owners->get_array()) {
-      const auto* ref = o.if_object();
-      const auto* controller = ref != nullptr ? ref->if_contains("controller") : nullptr;
-      if (controller != nullptr && controller->is_bool() && controller->get_bool()) {
-        has_controller = true;
-      }
-    }
-  }
-  if (!has_controller) {
-    if (owners == nullptr) owners = &(m["ownerReferences"] = json::array());
-    owners->get_array().emplace_back(
-        trainer::train_job_owner_reference(job, uid.empty() ? job.metadata.uid.value_or("") : uid));
-  }
-  return json::value(std::move(obj));
-}
-
 }  // namespace
 
 Error plugin_reply_error(std::string_view plugin, PluginPhase phase, const std::string& what) {
@@ -158,16 +105,13 @@ Error plugin_reply_error(std::string_view plugin, PluginPhase phase, const std::
 }
 
 Result<PluginReply> parse_plugin_reply(std::string_view plugin, PluginPhase phase,
-                                       std::string_view text, const TrainJob& job,
-                                       const std::string& train_job_uid) {
+                                       std::string_view text) {
   auto bad = [&](const std::string& what) {
     return tl::unexpected(plugin_reply_error(plugin, phase, what));
   };
   PluginReply out;
+  // The size was bounded before the reply was copied (plugin_reply_set).
   const DecodeOptions limits;
-  if (text.size() > limits.max_document_bytes) {
-    return bad("larger than " + std::to_string(limits.max_document_bytes) + " bytes");
-  }
   auto parsed = read_json(text, limits);
   if (!parsed) {
     return bad((parsed.error().code == ErrorCode::kLimit ? "" : "not JSON: ") +
@@ -196,12 +140,9 @@ Result<PluginReply> parse_plugin_reply(std::string_view plugin, PluginPhase phas
   if (auto r = read_validation(reply, out.validation); !r) return bad(r.error().message);
   if (const auto* objects = reply.if_contains("objects")) {
     if (!objects->is_array()) return bad("objects: expected array");
-    for (std::size_t i = 0; i < objects->get_array().size(); ++i) {
-      auto obj = read_object(objects->get_array()[i], "objects[" + std::to_string(i) + "]", job,
-                             train_job_uid);
-      if (!obj) return bad(obj.error().message);
-      out.objects.push_back(std::move(*obj));
-    }
+    // What each object must be, and where it may go, the Framework checks for every plugin
+    // (framework/plugin_confinement.hpp).
+    out.objects.assign(objects->get_array().begin(), objects->get_array().end());
   }
   return out;
 }

@@ -84,7 +84,14 @@ int32_t plugin_request_get_int(const trainer_plugin_request* request, const char
 trainer_status plugin_reply_set(trainer_plugin_reply* reply, const char* json,
                                 size_t len) noexcept {
   if (reply == nullptr || (json == nullptr && len > 0)) return TRAINER_E_INVALID_ARGUMENT;
+  // Before the copy: a length far beyond the plugin's buffer must not be read, nor allocated.
+  if (len > kMaxPluginReplyBytes) {
+    reply->json.reset();
+    reply->refused_bytes = len;
+    return TRAINER_E_LIMIT;
+  }
   try {
+    reply->refused_bytes = 0;
     reply->json = json == nullptr ? std::string() : std::string(json, len);
     return TRAINER_OK;
   } catch (...) {

@@ -12,6 +12,7 @@
 #include "trainer.h"
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -503,6 +504,102 @@ static void test_callback_error(void) {
   release_jobset();
 }
 
+/* ---- Confinement: a plugin does not write outside its TrainJob ---------------------------- */
+
+/* user_data: the reply to set, whatever the request. */
+static trainer_status reply_text(void* user_data, const trainer_plugin_request* request,
+                                 trainer_plugin_reply* reply) {
+  const char* text = (const char*)user_data;
+  (void)request;
+  return trainer_plugin_reply_set(reply, text, strlen(text));
+}
+
+/* A reply length far beyond its buffer: refused before the library reads it. */
+static trainer_status oversize_reply(void* user_data, const trainer_plugin_request* request,
+                                     trainer_plugin_reply* reply) {
+  static const char kTiny[] = "{}";
+  (void)user_data;
+  (void)request;
+  CHECK(trainer_plugin_reply_set(reply, kTiny, (size_t)5 << 20) == TRAINER_E_LIMIT);
+  return TRAINER_OK; /* a plugin that ignores the refusal still fails the render */
+}
+
+/* Renders kPaddleJob with one plugin "Evil" that has `fn` as its enforce_ml_policy (`ml` set) or
+ * build callback; returns the error of the failed render. */
+static trainer_error* confined(int ml, trainer_plugin_fn fn, const char* text,
+                               trainer_status expected) {
+  trainer_plugin_descriptor desc;
+  trainer_framework* framework = new_framework(NULL);
+  trainer_render_options opts = options_with(framework);
+  trainer_error* err;
+  memset(&desc, 0, sizeof desc);
+  desc.abi_version = TRAINER_PLUGIN_ABI_VERSION;
+  desc.name = "Evil";
+  desc.user_data = (void*)(uintptr_t)text;
+  if (ml) {
+    desc.enforce_ml_policy = fn;
+  } else {
+    desc.build = fn;
+  }
+  add_ok(framework, new_plugin(&desc));
+  err = render_fails(kPaddleJob, &opts, expected);
+  trainer_framework_free(framework);
+  return err;
+}
+
+static void test_confinement(void) {
+  trainer_error* err;
+  err = confined(1, reply_text, "{\"trainJob\":{\"metadata\":{\"namespace\":\"kube-system\"}}}",
+                 TRAINER_E_INVALID);
+  CHECK_STR(trainer_error_message(err),
+            "plugin \"Evil\": enforceMLPolicy: trainJob.metadata.namespace: Forbidden: a plugin "
+            "may change only the TrainJob's spec");
+  CHECK(trainer_error_field_count(err) == 1);
+  CHECK_STR(trainer_error_field_path(err, 0), "trainJob.metadata.namespace");
+  trainer_error_free(err);
+
+  err = confined(1, reply_text, "{\"trainJob\":{\"metadata\":{\"uid\":\"another\"}}}",
+                 TRAINER_E_INVALID);
+  CHECK_CONTAINS(trainer_error_message(err), "trainJob.metadata.uid: Forbidden");
+  trainer_error_free(err);
+
+  err = confined(0, reply_text,
+                 "{\"objects\":[{\"apiVersion\":\"rbac.authorization.k8s.io/v1\","
+                 "\"kind\":\"ClusterRoleBinding\",\"metadata\":{\"name\":\"evil\"},"
+                 "\"roleRef\":{\"apiGroup\":\"rbac.authorization.k8s.io\",\"kind\":"
+                 "\"ClusterRole\",\"name\":\"cluster-admin\"}}]}",
+                 TRAINER_E_INVALID);
+  CHECK_STR(trainer_error_message(err),
+            "plugin \"Evil\": build: objects[0].kind: Forbidden: ClusterRoleBinding \"evil\" "
+            "(rbac.authorization.k8s.io/v1) is not known to be namespaced: a plugin builds only "
+            "namespaced objects");
+  trainer_error_free(err);
+
+  err = confined(0, reply_text,
+                 "{\"objects\":[{\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"metadata\":"
+                 "{\"name\":\"s\",\"namespace\":\"kube-system\"}}]}",
+                 TRAINER_E_INVALID);
+  CHECK_STR(trainer_error_message(err),
+            "plugin \"Evil\": build: objects[0].metadata.namespace: Forbidden: Secret \"s\" (v1) "
+            "must be in the TrainJob's namespace \"default\"");
+  trainer_error_free(err);
+
+  err = confined(0, reply_text,
+                 "{\"objects\":[{\"apiVersion\":\"example.com/v1\",\"kind\":\"Widget\","
+                 "\"metadata\":{\"name\":\"w\"}}]}",
+                 TRAINER_E_INVALID);
+  CHECK_CONTAINS(trainer_error_message(err),
+                 "Widget \"w\" (example.com/v1) is not known to be "
+                 "namespaced");
+  trainer_error_free(err);
+
+  err = confined(0, oversize_reply, NULL, TRAINER_E_LIMIT);
+  CHECK_STR(trainer_error_message(err),
+            "plugin \"Evil\": build: reply: 5242880 bytes exceeds the limit of a plugin reply "
+            "(4194304 bytes)");
+  trainer_error_free(err);
+}
+
 /* A client of a server that does not exist: nothing is contacted until a call needs it. */
 static trainer_client* offline_client(char* kubeconfig, size_t size) {
   static const char kConfig[] =
@@ -625,6 +722,7 @@ int main(void) {
   test_refusals();
   test_load();
   test_callback_error();
+  test_confinement();
   client = offline_client(kubeconfig, sizeof kubeconfig);
   test_cluster_apply(client);
   test_controller(client);

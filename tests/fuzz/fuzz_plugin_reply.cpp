@@ -6,7 +6,10 @@
 // enforcePodSpec, preBuildSync, build), and a fixed TrainJob on a runtime labelled with the
 // plugin's framework is rendered through render_documents with that plugin added. Checks: no
 // crash; every error and warning text is valid UTF-8; a render that succeeds still encodes as
-// YAML that parses back.
+// YAML that parses back, and every object it holds stays inside the TrainJob (a namespaced kind
+// in its namespace, controlled by it: docs/plugins.md, "What a plugin may change").
+#include "api/json_path.hpp"
+#include "framework/plugin_confinement.hpp"
 #include "fuzz_common.hpp"
 #include "plugin/plugin_internal.hpp"
 #include "trainer.h"
@@ -129,6 +132,24 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     trainer::fuzz::check_utf8("error message", e.message);
     for (const auto& field : e.fields) trainer::fuzz::check_utf8("field error", field.to_string());
     return 0;
+  }
+  for (const auto& object : out->objects) {
+    const auto& o = object.as_object();
+    const std::string api_version = trainer::detail::find_string(o, "apiVersion").value_or("");
+    const std::string kind = trainer::detail::find_string(o, "kind").value_or("");
+    const auto* owners = o.at("metadata").as_object().if_contains("ownerReferences");
+    bool controlled = false;
+    for (const auto& ref : owners != nullptr ? owners->as_array() : boost::json::array()) {
+      const auto* controller = ref.as_object().if_contains("controller");
+      if (controller == nullptr || !controller->is_bool() || !controller->get_bool()) continue;
+      controlled = ref.as_object().at("uid") == "3f0c9a6e-5b1d-4c2e-9a7f-0d1e2c3b4a59" &&
+                   ref.as_object().at("kind") == "TrainJob" && ref.as_object().at("name") == "fuzz";
+    }
+    if (!trainer::detail::known_namespaced_kind(api_version, kind) ||
+        trainer::detail::object_namespace(o) != "default" || !controlled) {
+      trainer::fuzz::fail_check("a rendered object is outside its TrainJob",
+                                api_version + " " + kind + " " + trainer::detail::object_name(o));
+    }
   }
   const std::string yaml = trainer::encode_yaml_stream(out->objects);
   trainer::fuzz::check_utf8("rendered YAML", yaml);

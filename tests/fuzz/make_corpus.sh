@@ -109,6 +109,12 @@ def plugin_reply_inputs():
     yield b"\x04" + json.dumps({"info": {"podSets": [{"name": "node", "count": 2}]}}).encode()
     yield b"\x05" + json.dumps({"objects": [{"apiVersion": "v1", "kind": "ConfigMap",
                                             "metadata": {"name": "c"}, "data": {"k": "v"}}]}).encode()
+    # What a plugin may not reach (docs/plugins.md): another namespace, a cluster-scoped kind.
+    yield b"\x01" + json.dumps({"trainJob": {"metadata": {"namespace": "kube-system"}}}).encode()
+    yield b"\x05" + json.dumps({"objects": [{"apiVersion": "rbac.authorization.k8s.io/v1",
+                                            "kind": "ClusterRoleBinding", "metadata": {"name": "c"},
+                                            "roleRef": {"kind": "ClusterRole",
+                                                        "name": "cluster-admin"}}]}).encode()
 
 write("fuzz_render", render_inputs())
 write("fuzz_convert", convert_inputs())

@@ -88,16 +88,15 @@ TEST_CASE("malformed replies fail with kInvalid naming plugin, phase and path", 
       {At::kEnforcePodSpec, R"({"trainJob":{}})",
        "plugin \"Garbage\": enforcePodSpec: reply: trainJob: not allowed in phase enforcePodSpec"},
       {At::kBuild, R"({"objects":[{"apiVersion":"v1","metadata":{"name":"x"}}]})",
-       "plugin \"Garbage\": build: reply: objects[0].kind: Required value"},
-      {At::kBuild,
-       R"({"objects":[{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x",
-       "namespace":"elsewhere"}}]})",
-       "plugin \"Garbage\": build: reply: objects[0].metadata.namespace: must be the TrainJob's "
-       "namespace \"default\""},
+       "plugin \"Garbage\": build: objects[0].kind: Required value"},
       {At::kBuild, R"({"objects":{}})",
        "plugin \"Garbage\": build: reply: objects: expected array"},
       {At::kBuild, R"({"objects":[{"apiVersion":"v1","kind":"ConfigMap"}]})",
-       "plugin \"Garbage\": build: reply: objects[0].metadata: expected object"},
+       "plugin \"Garbage\": build: objects[0].metadata: Required value"},
+      {At::kBuild, R"({"objects":[{"apiVersion":"v1","kind":"ConfigMap","metadata":[]}]})",
+       "plugin \"Garbage\": build: objects[0].metadata: Invalid value: expected object"},
+      {At::kBuild, R"({"objects":[7]})",
+       "plugin \"Garbage\": build: objects[0]: Invalid value: expected object"},
   };
   for (const auto& c : cases) {
     INFO(c.reply);

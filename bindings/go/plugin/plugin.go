@@ -37,7 +37,8 @@ type Validator interface {
 }
 
 // MLPolicyEnforcer sets counts, env, ports and volumes (EnforceMLPolicyPlugin): Reply.Info is a
-// strategic-merge patch of the runtime info, Reply.TrainJob a JSON merge patch of the TrainJob.
+// strategic-merge patch of the runtime info, Reply.TrainJob a JSON merge patch of the TrainJob
+// that may change its spec only (docs/plugins.md, "What a plugin may change").
 type MLPolicyEnforcer interface {
 	EnforceMLPolicy(req *Request) (*Reply, error)
 }
@@ -57,7 +58,8 @@ type PreBuildSyncer interface {
 	PreBuildSync(req *Request) (*Reply, error)
 }
 
-// ComponentBuilder adds objects to create (ComponentBuilderPlugin): Reply.Objects.
+// ComponentBuilder adds objects to create (ComponentBuilderPlugin): Reply.Objects, of namespaced
+// kinds, in the TrainJob's namespace, controlled by the TrainJob (docs/plugins.md).
 type ComponentBuilder interface {
 	Build(req *Request) (*Reply, error)
 }

@@ -41,7 +41,8 @@ class Recorder final : public trainer::CustomValidationPlugin,
   Result<std::vector<boost::json::value>> build(const Info&, const TrainJob&,
                                                 const RenderContext&) override {
     if (auto r = step("build"); !r) return tl::unexpected(r.error());
-    return std::vector<boost::json::value>{boost::json::value(name_)};
+    return std::vector<boost::json::value>{boost::json::object{
+        {"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", name_}}}}};
   }
 
  private:
@@ -91,7 +92,9 @@ TEST_CASE("Framework partitions plugins per extension point, in plugin order") {
   REQUIRE(fw.run_pre_build_sync(info, job));
   auto objects = fw.run_component_builders(info, job, ctx);
   REQUIRE(objects);
-  CHECK(*objects == std::vector<boost::json::value>{"A", "B"});
+  REQUIRE(objects->size() == 2);
+  CHECK(objects->at(0).at("metadata").at("name") == "A");
+  CHECK(objects->at(1).at("metadata").at("name") == "B");
   CHECK(log == std::vector<std::string>{"A:ml", "MlOnly:ml", "B:ml", "A:pg", "B:pg", "A:podspec",
                                         "B:podspec", "A:prebuild", "B:prebuild", "A:build",
                                         "B:build"});

@@ -252,7 +252,8 @@ pub trait Plugin: Send + Sync + 'static {
     fn validate(&self, _request: &Request<'_>) -> PluginResult {
         Ok(None)
     }
-    /// Counts, env, ports, volumes. Reply: `{"info": patch, "trainJob": merge patch}`.
+    /// Counts, env, ports, volumes. Reply: `{"info": patch, "trainJob": merge patch}`; the
+    /// TrainJob patch may change the `spec` only (docs/plugins.md, "What a plugin may change").
     fn enforce_ml_policy(&self, _request: &Request<'_>) -> PluginResult {
         Ok(None)
     }
@@ -268,7 +269,8 @@ pub trait Plugin: Send + Sync + 'static {
     fn pre_build_sync(&self, _request: &Request<'_>) -> PluginResult {
         Ok(None)
     }
-    /// Extra objects to create. Reply: `{"objects": [...]}`.
+    /// Extra objects to create. Reply: `{"objects": [...]}`: namespaced kinds in the TrainJob's
+    /// namespace, controlled by the TrainJob (docs/plugins.md, "What a plugin may change").
     fn build(&self, _request: &Request<'_>) -> PluginResult {
         Ok(None)
     }

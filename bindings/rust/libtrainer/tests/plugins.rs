@@ -3,7 +3,8 @@
 //! crate libtrainer-plugin-example, compiled in here too) changes the render of a TrainJob whose
 //! runtime is labelled `trainer.kubeflow.org/framework: rusttest`, and its field error reaches
 //! render and validation; the same plugin loaded from the cdylib renders the same objects; a
-//! panic or an error in a plugin fails the operation without unwinding into C; names are unique.
+//! panic, an error, a bad reply, a TrainJob patch outside the spec or a reply over 4 MiB in a
+//! plugin fails the operation without unwinding into C; names are unique.
 
 use libtrainer::{
     json_quote, render, Code, DocumentList, Framework, Phases, Plugin, PluginError, PluginHandle,
@@ -165,8 +166,21 @@ impl Plugin for Misbehaving {
 #[test]
 fn a_panic_an_error_or_a_bad_reply_fails_the_render_without_aborting() {
     type Case = (&'static str, fn() -> PluginResult, Code, &'static str);
-    let cases: [Case; 3] = [
+    let cases: [Case; 5] = [
         ("rustpanic", || panic!("the plugin panics"), Code::USER, "panicked: the plugin panics"),
+        (
+            "rustescape",
+            || Ok(Some(r#"{"trainJob":{"metadata":{"namespace":"kube-system"}}}"#.into())),
+            Code::INVALID,
+            "enforceMLPolicy: trainJob.metadata.namespace: Forbidden: a plugin may change only \
+             the TrainJob's spec",
+        ),
+        (
+            "rusthuge",
+            || Ok(Some(format!("{{}}{}", " ".repeat(4 << 20)))),
+            Code::LIMIT,
+            "reply: 4194306 bytes exceeds the limit of a plugin reply (4194304 bytes)",
+        ),
         (
             "rusterror",
             || Err(PluginError::with_code(Code::INVALID, "refused by rusterror")),
