@@ -99,7 +99,8 @@ Row row_of(const json::object& t, bool wide) {
   return r;
 }
 
-// The table, kubectl's layout; unless `wide`, fitted to `width` columns: the message is cut,
+// The table, kubectl's layout; unless `wide`, fitted to `width` columns: an empty MESSAGE column
+// is dropped, the message is cut,
 // then STEPS dropped, then parameters, message and trial names cut (names in the middle, so that
 // the trial number stays), then the message dropped. `skipped` earlier trials are left out (the
 // live table's rows beyond the terminal's height) with a line saying so. Returns the number of
@@ -117,17 +118,17 @@ int print_rows(std::FILE* out, const std::vector<Row>& rows, const std::string& 
     lines.push_back({r.name, r.state, r.parameters, r.metric, r.steps, message});
   }
   enum Column : std::size_t { kTrial, kState, kParameters, kMetric, kSteps, kMessage };
+  std::vector<FitStep> steps{{kMessage, 24}, {kSteps, 0},        {kParameters, 24},
+                             {kMessage, 12}, {kTrial, 16, true}, {kParameters, 12},
+                             {kMetric, 12},  {kMessage, 0}};
+  // A MESSAGE column without a message is the first to go.
+  if (std::all_of(lines.begin() + 1, lines.end(),
+                  [](const TextRow& l) { return l[kMessage].empty(); })) {
+    steps.insert(steps.begin(), {kMessage, 0});
+  }
   // Wide: every value whole, however long the lines get.
-  const std::string text =
-      tab_write_fit(std::move(lines), wide ? std::numeric_limits<std::size_t>::max() : width,
-                    {{kMessage, 24},
-                     {kSteps, 0},
-                     {kParameters, 24},
-                     {kMessage, 12},
-                     {kTrial, 16, true},
-                     {kParameters, 12},
-                     {kMetric, 12},
-                     {kMessage, 0}});
+  const std::string text = tab_write_fit(
+      std::move(lines), wide ? std::numeric_limits<std::size_t>::max() : width, steps);
   int count = 0;
   if (skipped > 0) {
     std::fprintf(out, "(%zu earlier trials not shown)\n", skipped);
