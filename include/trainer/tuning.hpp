@@ -110,4 +110,12 @@ struct MedianStop {
                                                   const OptimizationJobStatus& previous,
                                                   std::string_view now);
 
+/// `status` of a job that ends before its trials are done for a cause of its own (libtrainer's
+/// local runner: trials that cannot start): `Failed=True` and `Running=False` with `reason` and
+/// `message`, no `Complete` condition; `result` (the best trial so far, if any) stays.
+[[nodiscard]] OptimizationJobStatus failed_status(const OptimizationJob& job,
+                                                  OptimizationJobStatus status,
+                                                  std::string_view reason, std::string_view message,
+                                                  std::string_view now);
+
 }  // namespace trainer::tuning

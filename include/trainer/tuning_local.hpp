@@ -21,6 +21,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <functional>
 #include <optional>
 #include <string>
@@ -56,8 +57,19 @@ inline constexpr const char* kStartStepAnnotation = "tuning.trainer.kubeflow.org
 struct LocalTrial {
   Trial trial;
   std::string run_dir;  ///< the trial's run folder (absolute)
-  std::string message;  ///< why it failed or stopped; empty otherwise
+  /// Why it failed or stopped, one word; empty otherwise: `StartFailed` (its executor or one of
+  /// its pods could not be started), `RenderFailed`, `Cancelled`, `Timeout`, `MedianStopped`,
+  /// `Suspended`, or else the reason of its TrainJob's `Failed` condition (`FailedJobs`, ...).
+  std::string reason;
+  std::string message;  ///< why it failed or stopped, in words; empty otherwise
 };
+
+/// A local tuning run stops starting trials once this many trials in a row (in the order they
+/// ended) could not start (`StartFailed`): the machine is out of processes or the executor is
+/// misconfigured, and the next trials would fail the same way. It then ends `Failed` with reason
+/// `kTrialsFailedToStartReason` once its running trials have ended.
+inline constexpr std::size_t kMaxConsecutiveStartFailures = 3;
+inline constexpr const char* kTrialsFailedToStartReason = "TrialsFailedToStart";
 
 /// Options of `run_local`.
 struct LocalTuningOptions {
@@ -94,8 +106,9 @@ struct LocalTuningResult {
 /// Runs `job` (decoded; defaulted and validated here) to the end, on the calling thread. Errors:
 /// `kInvalid` (the job, its early stopping annotations, a trial that does not render: the first
 /// trial's render error is returned as it is), `kInvalidArgument` (no run_dir, a previous run
-/// there), `kIo`, and any error of `make_sampler`/`make_trial`. A trial that fails to start or
-/// fails is a `Failed` trial, not an error.
+/// there), `kIo`, and any error of `make_sampler`/`make_trial`. A trial that fails to start
+/// (the first one too: out of processes, no pod helper) or fails is a `Failed` trial with its
+/// reason, not an error; `kMaxConsecutiveStartFailures` of them in a row end the run `Failed`.
 [[nodiscard]] Result<LocalTuningResult> run_local(OptimizationJob job, LocalTuningOptions options);
 
 /// `<run_dir>/results.json`.

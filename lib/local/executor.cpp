@@ -26,6 +26,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 #include <fcntl.h>
@@ -83,8 +84,22 @@ class Executor::Impl {
     return {};
   }
 
-  void start_thread() {
-    thread_ = std::thread([this] { run(); });
+  // Threads count as processes (RLIMIT_NPROC, a cgroup's pids.max): a process out of them gets
+  // an error value, and the run folder says that the run failed rather than pending for ever.
+  Result<void> start_thread() {
+    try {
+      thread_ = std::thread([this] { run(); });
+      return {};
+    } catch (const std::system_error& e) {
+      const std::string why = "starting the supervisor thread: " + e.code().message();
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        lifecycle_.fail_to_start(why, Clock::now());
+        done_ = true;
+      }
+      publish();
+      return fail(ErrorCode::kIo, why);
+    }
   }
   void join() {
     if (thread_.joinable()) thread_.join();
@@ -487,7 +502,9 @@ Result<std::unique_ptr<Executor>> Executor::start(const std::vector<json::value>
   }
   auto impl = std::make_unique<Impl>(std::move(options), std::move(*config), std::move(*plan));
   if (auto ok = impl->init(); !ok) return tl::unexpected(std::move(ok.error()));
-  impl->start_thread();
+  if (auto started = impl->start_thread(); !started) {
+    return tl::unexpected(std::move(started.error()));
+  }
   return std::unique_ptr<Executor>(new Executor(std::move(impl)));
 }
 

@@ -84,6 +84,10 @@ void Lifecycle::cancel(Clock::time_point now) {
   finish("Failed", "Cancelled", "the local run was cancelled", now);
 }
 
+void Lifecycle::fail_to_start(const std::string& message, Clock::time_point now) {
+  finish("Failed", "StartFailed", message, now);
+}
+
 void Lifecycle::pod_running(std::size_t pod, Clock::time_point now) {
   auto& p = pods_[pod];
   if (p.phase == PodPhase::kStarting) p.phase = PodPhase::kRunning;

@@ -72,6 +72,9 @@ class Lifecycle {
   void pod_start_failed(std::size_t pod, const std::string& message, Clock::time_point now);
   /// Fails the run with reason `Cancelled`, unless it is already finished.
   void cancel(Clock::time_point now);
+  /// Fails the run with reason `StartFailed` and `message` (no pod was created: the executor
+  /// itself could not start), unless it is already finished.
+  void fail_to_start(const std::string& message, Clock::time_point now);
 
   /// The TrainJob has a terminal condition and no pod process is left.
   [[nodiscard]] bool finished() const;

@@ -306,10 +306,19 @@ Result<Launched> launch_pod(const Plan& plan, std::size_t index, const std::stri
   auto log = create_file_at(logs->get(), name + ".log", 0644, config.run_dir + "/logs");
   if (!log) return tl::unexpected(std::move(log.error()));
   out.log_fd = log->release();
-  int pipes[3][2];
+  int pipes[3][2] = {{-1, -1}, {-1, -1}, {-1, -1}};
   for (auto& p : pipes) {
-    if (pipe2(p, O_CLOEXEC) != 0)
-      return fail(ErrorCode::kIo, std::string("pipe: ") + std::strerror(errno));
+    if (pipe2(p, O_CLOEXEC) != 0) {
+      // Out of descriptors is a failed pod, not a leak that makes every later pod fail too.
+      const int err = errno;
+      for (auto& q : pipes) {
+        for (const int fd : q) {
+          if (fd >= 0) close(fd);
+        }
+      }
+      close(out.log_fd);
+      return fail(ErrorCode::kIo, std::string("pipe: ") + std::strerror(err));
+    }
   }
   const int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
   std::string helper = config.helper;

@@ -23,6 +23,8 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <tuple>
+#include <utility>
 
 namespace trainer::tuning {
 namespace json = boost::json;
@@ -49,25 +51,38 @@ std::string utc_now() {
   return text;
 }
 
-// Why a finished run failed, from the executor's TrainJob conditions.
-std::string failure_message(const json::value& status) {
-  const auto* conditions = status.as_object().if_contains("conditions");
-  if (conditions == nullptr || !conditions->is_array()) return "failed";
-  for (const auto& c : conditions->get_array()) {
-    const auto& o = c.as_object();
-    if (o.contains("type") && o.at("type") == "Failed" && o.contains("status") &&
-        o.at("status") == "True") {
-      std::string text;
-      if (const auto* r = o.if_contains("reason"); r != nullptr && r->is_string()) {
-        text = std::string(r->get_string());
+constexpr const char* kStartFailed = "StartFailed";
+
+std::string string_at(const json::object& o, std::string_view key) {
+  const auto* v = o.if_contains(key);
+  return v != nullptr && v->is_string() ? std::string(v->get_string()) : std::string();
+}
+
+// Why a finished run failed, from the executor's status: the reason (`StartFailed` when a pod
+// could not be started, else the TrainJob's Failed condition's) and the condition's text.
+std::pair<std::string, std::string> failure_of(const json::value& status) {
+  const auto& s = status.as_object();
+  std::string reason, message = "failed";
+  if (const auto* conditions = s.if_contains("conditions"); conditions && conditions->is_array()) {
+    for (const auto& c : conditions->get_array()) {
+      const auto& o = c.as_object();
+      if (string_at(o, "type") != "Failed" || string_at(o, "status") != "True") continue;
+      reason = string_at(o, "reason");
+      const std::string text = string_at(o, "message");
+      if (!reason.empty() || !text.empty()) {
+        message = reason + (reason.empty() || text.empty() ? "" : ": ") + text;
       }
-      if (const auto* m = o.if_contains("message"); m != nullptr && m->is_string()) {
-        text += (text.empty() ? "" : ": ") + std::string(m->get_string());
-      }
-      return text.empty() ? "failed" : text;
+      break;
     }
   }
-  return "failed";
+  if (const auto* pods = s.if_contains("pods"); pods != nullptr && pods->is_array()) {
+    for (const auto& p : pods->get_array()) {
+      if (p.is_object() && string_at(p.get_object(), "reason") == "StartError") {
+        reason = kStartFailed;
+      }
+    }
+  }
+  return {reason.empty() ? std::string("Failed") : reason, message};
 }
 
 class Runner {
@@ -104,7 +119,7 @@ class Runner {
         stopping = true;
         cancel_all(timed_out && !stop_asked ? "timeout" : "cancelled");
       }
-      if (!stopping && !exhausted) {
+      if (!stopping && !exhausted && !halted()) {
         auto more = start_trials(exhausted);
         if (!more) {
           cancel_all("cancelled");
@@ -119,7 +134,9 @@ class Runner {
           return tl::make_unexpected(w.error());
         }
       }
-      if (running() == 0 && (stopping || exhausted || slots_.size() >= num_trials_)) break;
+      if (running() == 0 && (stopping || exhausted || halted() || slots_.size() >= num_trials_)) {
+        break;
+      }
       std::unique_lock<std::mutex> lock(mu_);
       cv_.wait_for(lock, kTick, [this] { return changed_; });
     }
@@ -136,6 +153,11 @@ class Runner {
   [[nodiscard]] bool changed() {
     std::lock_guard<std::mutex> lock(mu_);
     return changed_;
+  }
+
+  bool halted() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return halted_;
   }
 
   std::size_t running() {
@@ -173,11 +195,14 @@ class Runner {
           trial.state = TrialState::kSucceeded;
         } else {
           trial.state = TrialState::kFailed;
-          if (s->t.message.empty()) {
-            s->t.message = phase == local::Phase::kSuspended ? "suspended"
-                                                             : failure_message(s->exec->status());
+          if (s->t.message.empty() && phase == local::Phase::kSuspended) {
+            s->t.reason = "Suspended";
+            s->t.message = "suspended";
+          } else if (s->t.message.empty()) {
+            std::tie(s->t.reason, s->t.message) = failure_of(s->exec->status());
           }
         }
+        count_start_failure_locked(s->t);
         done.push_back(std::move(s->exec));
         changed_ = true;
       }
@@ -195,6 +220,7 @@ class Runner {
       s->checked_points = s->t.trial.metrics.size();
       if (!should_stop_early(*rule_, job_, s->t.trial, history_locked())) continue;
       s->early_stopped = true;
+      s->t.reason = "MedianStopped";
       s->t.message = "median stopping: " + metric_ + " worse than the completed trials' at step " +
                      std::to_string(s->t.trial.metrics.back().step);
       s->exec->cancel();  // returns at once; reap_finished sees the end
@@ -207,10 +233,27 @@ class Runner {
     for (auto& s : slots_) {
       if (s->exec == nullptr || s->early_stopped) continue;
       s->cancelled = true;
-      if (s->t.message.empty()) s->t.message = why;
+      if (s->t.message.empty()) {
+        s->t.reason = why == "timeout" ? "Timeout" : "Cancelled";
+        s->t.message = why;
+      }
       s->exec->cancel();
     }
     changed_ = true;
+  }
+
+  // A trial that got its final state: trials that could not start, in a row, stop the run from
+  // starting more (kMaxConsecutiveStartFailures); any other outcome breaks the row.
+  void count_start_failure_locked(const LocalTrial& t) {
+    if (t.reason != kStartFailed) {
+      start_failures_ = 0;
+      return;
+    }
+    if (++start_failures_ < kMaxConsecutiveStartFailures || halted_) return;
+    halted_ = true;
+    halt_message_ = std::to_string(start_failures_) +
+                    " trials in a row could not start (the last: " + t.trial.name + ": " +
+                    t.message + ")";
   }
 
   // Waits (bounded by the executors' own grace periods) until every cancelled trial is gone.
@@ -223,9 +266,10 @@ class Runner {
     }
   }
 
-  // Starts as many trials as free slots and remaining trials allow. A render or start error of
-  // the first trial is the run's error (the inputs are wrong for every trial); of a later one,
-  // that trial fails.
+  // Starts as many trials as free slots and remaining trials allow. A render error of the first
+  // trial is the run's error (the inputs are wrong for every trial); of a later one, that trial
+  // fails. A trial that cannot start fails (StartFailed), the first one too: the cause may be
+  // the machine (out of processes) rather than the inputs, and results.json then says so.
   Result<void> start_trials(bool& exhausted) {
     const std::size_t active = running();
     if (active >= parallel_ || slots_.size() >= num_trials_) return {};
@@ -239,6 +283,7 @@ class Runner {
     if (!suggestions) return tl::make_unexpected(suggestions.error());
     if (suggestions->size() < count) exhausted = true;
     for (auto& assignment : *suggestions) {
+      if (halted()) break;
       if (auto started = start_trial(std::move(assignment)); !started) return started;
     }
     return {};
@@ -263,12 +308,14 @@ class Runner {
     // Admission says the same for every trial: its warnings once.
     if (index > 0) render.on_warning = nullptr;
     auto rendered = render_documents(std::move(docs), ctx, render);
-    std::string failure;
+    std::string reason, failure;
     std::unique_ptr<local::Executor> exec;
     if (!rendered) {
       if (index == 0) return tl::make_unexpected(rendered.error());
+      reason = "RenderFailed";
       failure = "render: " + rendered.error().message;
     } else if (!rendered->skipped_reason.empty()) {
+      reason = "RenderFailed";
       failure = rendered->skipped_reason;
     } else {
       // As `trainerctl run`: the TrainJob carries what the JobSet does not (name, deadline).
@@ -277,7 +324,7 @@ class Runner {
       auto exec_options = executor_options(*slot);
       auto started = local::Executor::start(objects, std::move(exec_options));
       if (!started) {
-        if (index == 0) return tl::make_unexpected(started.error());
+        reason = kStartFailed;
         failure = "start: " + started.error().message;
       } else {
         exec = std::move(*started);
@@ -286,7 +333,9 @@ class Runner {
     std::lock_guard<std::mutex> lock(mu_);
     if (exec == nullptr) {
       slot->t.trial.state = TrialState::kFailed;
+      slot->t.reason = reason;
       slot->t.message = failure;
+      count_start_failure_locked(slot->t);
     }
     slot->exec = std::move(exec);
     slots_.push_back(std::move(slot));
@@ -338,7 +387,7 @@ class Runner {
     // A sampler with fewer suggestions than numTrials (a small grid) ends the job with the
     // trials it has, as Katib's experiment ends when its suggestions are exhausted; so does a
     // stopped run (its cancelled trials are Failed).
-    if ((exhausted_ || stopping_) && plain.size() < num_trials_ &&
+    if ((exhausted_ || stopping_ || halted()) && plain.size() < num_trials_ &&
         std::none_of(plain.begin(), plain.end(), [](const Trial& t) {
           return t.state == TrialState::kPending || t.state == TrialState::kRunning;
         })) {
@@ -347,6 +396,18 @@ class Runner {
       status_ = derive_status(ended, plain, status_, now);
     } else {
       status_ = derive_status(job_, plain, status_, now);
+    }
+    if (halted() && std::none_of(plain.begin(), plain.end(), [](const Trial& t) {
+          return t.state == TrialState::kPending || t.state == TrialState::kRunning;
+        })) {
+      std::string message;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        message = halt_message_;
+      }
+      message += "; stopped after " + std::to_string(plain.size()) + " of " +
+                 std::to_string(num_trials_) + " trials";
+      status_ = failed_status(job_, status_, kTrialsFailedToStartReason, message, now);
     }
     if (options_.on_progress) options_.on_progress(trials);
     return detail::write_results(options_.run_dir,
@@ -364,9 +425,12 @@ class Runner {
   bool exhausted_ = false;  // the sampler has no further suggestion
   bool stopping_ = false;   // a stop request or the timeout: no further trial starts
 
-  std::mutex mu_;  // guards slots_' trials and executors, and changed_
+  std::mutex mu_;  // guards slots_' trials and executors, changed_ and the start failures
   std::condition_variable cv_;
   bool changed_ = true;
+  std::size_t start_failures_ = 0;  // trials in a row that could not start
+  bool halted_ = false;             // kMaxConsecutiveStartFailures reached: none starts
+  std::string halt_message_;
   std::vector<std::unique_ptr<Slot>> slots_;
   std::mutex warn_mu_;  // serialises on_warning across the trials' threads
   std::set<std::string> warned_;

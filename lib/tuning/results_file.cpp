@@ -36,6 +36,7 @@ json::value results_document(const OptimizationJob& job, const std::vector<Local
                    {"runDir", t.run_dir},
                    {"parameters", std::move(params)},
                    {"state", to_string(t.trial.state)}};
+    if (!t.reason.empty()) o["reason"] = t.reason;
     if (!t.message.empty()) o["message"] = t.message;
     o["metrics"] = std::move(metrics);
     const auto objective = t.trial.objective(metric);

@@ -13,7 +13,7 @@
 namespace trainer::tuning::detail {
 
 /// The results document: the OptimizationJob's identity and objective, `finished`, every trial
-/// (name, runDir, parameters, state, message, metrics, objective) and `status` as the API
+/// (name, runDir, parameters, state, reason, message, metrics, objective) and `status` as the API
 /// encodes it (conditions, result).
 [[nodiscard]] boost::json::value results_document(const OptimizationJob& job,
                                                   const std::vector<LocalTrial>& trials,

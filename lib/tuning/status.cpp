@@ -105,4 +105,20 @@ OptimizationJobStatus derive_status(const OptimizationJob& job, const std::vecto
   return status;
 }
 
+OptimizationJobStatus failed_status(const OptimizationJob& job, OptimizationJobStatus status,
+                                    std::string_view reason, std::string_view message,
+                                    std::string_view now) {
+  const auto generation = job.metadata.generation;
+  auto& conditions = status.conditions;
+  conditions.erase(std::remove_if(conditions.begin(), conditions.end(),
+                                  [](const Condition& c) { return c.type == "Complete"; }),
+                   conditions.end());
+  set_condition(conditions,
+                {"Failed", "True", generation, "", std::string(reason), std::string(message)}, now);
+  set_condition(conditions,
+                {"Running", "False", generation, "", std::string(reason), "no trial is running"},
+                now);
+  return status;
+}
+
 }  // namespace trainer::tuning

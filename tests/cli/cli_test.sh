@@ -252,7 +252,7 @@ run 0 help-run-flags -- run --help && {
     has help-run-flags "$out" "$flag"
   done
 }
-run 0 help-command -- help status && has help-command "$out" "usage: trainerctl status RUN_DIR [-o json]"
+run 0 help-command -- help status && has help-command "$out" "usage: trainerctl status RUN_DIR [-o json|wide]"
 run 0 help-top -- --help && has help-top "$out" "keygen"
 run 2 help-unknown -- help rendr && has help-unknown "$err" "$(printf '\trender')"
 

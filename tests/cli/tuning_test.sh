@@ -134,6 +134,120 @@ assert [(t["state"], t["message"]) for t in doc["trials"]] == [("Failed", "cance
 assert {c["type"]: c["reason"] for c in doc["status"]["conditions"]}.get("Failed") == "AllTrialsFailed", doc["status"]
 EOF
 
+# The trial table fits the terminal: long names, 17-digit parameter values and a float metric
+# at 80 columns (COLUMNS, stdout not a terminal), values shortened in the table only;
+# results.json keeps every digit, and -o wide shows the values whole.
+cat >"$tmp/wide.yaml" <<'EOF'
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: OptimizationJob
+metadata:
+  name: tuning-job-with-a-rather-long-name
+spec:
+  objectives: [{metric: validation-loss, direction: Minimize}]
+  searchAlgorithm: {random: {seed: 3}}
+  parameters:
+    - name: learning-rate-of-the-optimizer
+      searchSpace: {logUniform: {min: "0.00001", max: "0.1"}}
+    - name: weight-decay-coefficient
+      searchSpace: {uniform: {min: "0", max: "0.3"}}
+    - name: optimizer-name
+      searchSpace: {categorical: {choices: [adamw-with-decoupled-weight-decay, sgd-with-nesterov]}}
+  numTrials: 3
+  parallelTrials: 3
+  trainJobTemplate:
+    spec:
+      runtimeRef: {name: synthetic, kind: TrainingRuntime}
+      trainer:
+        command: ["awk"]
+        args:
+          - -v
+          - lr=$(KUBEFLOW_TRAINER_OPT_LEARNING_RATE_OF_THE_OPTIMIZER)
+          - -v
+          - wd=$(KUBEFLOW_TRAINER_OPT_WEIGHT_DECAY_COEFFICIENT)
+          - 'BEGIN { printf "validation-loss=%.17g\n", (log(lr) / log(10) + 2.5) ^ 2 + wd / 3 }'
+EOF
+# table_lines <file>: the trial table's lines (its header up to the first condition line).
+table_lines() { awk '/^TRIAL / { on = 1 } /^condition / { on = 0 } on' "$1"; }
+# check_width <file> <columns> <what>: every table line at most <columns> characters, 4 lines.
+check_width() {
+  python3 - "$1" "$2" <<'EOF' || fail "$3: table wider than $2 columns"
+import sys
+lines = open(sys.argv[1], encoding="utf-8").read().splitlines()
+width = int(sys.argv[2])
+assert len(lines) == 4, lines
+for line in lines:
+    assert len(line) <= width, (len(line), line)
+EOF
+}
+if COLUMNS=80 tune wide "$tmp/wide.yaml"; then
+  table_lines "$tmp/wide.out" >"$tmp/wide.table"
+  check_width "$tmp/wide.table" 80 "run"
+  COLUMNS=80 "$ctl" status "$tmp/wide" >"$tmp/wide-status.out" 2>&1 || fail "wide: status exit $?"
+  table_lines "$tmp/wide-status.out" >"$tmp/wide-status.table"
+  check_width "$tmp/wide-status.table" 80 "status"
+  COLUMNS=80 "$ctl" status "$tmp/wide" -o wide >"$tmp/wide-wide.out" 2>&1 ||
+    fail "wide: status -o wide exit $?"
+  python3 - "$tmp/wide/results.json" "$tmp/wide.table" "$tmp/wide-wide.out" <<'EOF' || fail "wide: values"
+import json, os, re, sys
+doc = json.load(open(sys.argv[1]))
+table = open(sys.argv[2]).read()
+wide = open(sys.argv[3]).read()
+floats = 0
+for t in doc["trials"]:
+    assert t["state"] == "Succeeded", t
+    # results.json: the parameters as the trials got them, the objective as the trial printed it.
+    log = open(os.path.join(t["runDir"], "run.log")).read()
+    printed = re.search(r"validation-loss=(\S+)", log).group(1)
+    assert t["objective"] == float(printed), (t["objective"], printed)
+    assert len(printed.lstrip("-").replace(".", "").lstrip("0")) >= 15, printed
+    for p in t["parameters"]:
+        if p["name"] == "optimizer-name":
+            continue
+        if len(p["value"]) > 10:
+            floats += 1
+            assert p["value"] not in table, ("whole value in the fitted table", p)
+            assert p["value"] in wide, ("value not whole in -o wide", p)
+assert floats >= 3, doc["trials"]
+assert any(len(line) > 80 for line in wide.splitlines()), "-o wide was fitted"
+EOF
+  # The live table on a terminal of 80 columns and 24 rows (stderr a pty): every line fits,
+  # once the redraws' escape sequences are taken out.
+  python3 - "$ctl" "$tmp/wide.yaml" "$ex/synthetic-runtime.yaml" "$tmp/wide-tty" "$pod_helper" <<'EOF' ||
+import fcntl, os, pty, re, select, struct, subprocess, sys, termios, time
+ctl, job, runtime, run_dir, helper = sys.argv[1:]
+master, slave = pty.openpty()
+fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+env = dict(os.environ)
+env.pop("COLUMNS", None)
+proc = subprocess.Popen([ctl, "run", "-f", job, "-f", runtime, "--isolation=host",
+                         "--run-dir=" + run_dir, "--pod-helper=" + helper],
+                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=slave, env=env)
+os.close(slave)
+out = b""
+deadline = time.monotonic() + 40
+while time.monotonic() < deadline:
+    if not select.select([master], [], [], 1)[0]:
+        continue
+    try:
+        chunk = os.read(master, 65536)
+    except OSError:  # EIO: the pty's other side is closed
+        break
+    if not chunk:
+        break
+    out += chunk
+if proc.poll() is None:
+    proc.kill()
+assert proc.wait(timeout=10) == 0, proc.returncode
+text = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "\n", out.decode("utf-8", "replace")).replace("\r", "")
+# Warnings (host isolation) are printed above the table, not part of it.
+lines = [l for l in text.split("\n") if l and not l.startswith("Warning: ")]
+assert any(l.startswith("TRIAL ") for l in lines), text
+for l in lines:
+    assert len(l) <= 80, (len(l), l)
+EOF
+    fail "wide: live table on an 80-column terminal"
+fi
+
 # Bad input: an unknown early stopping algorithm names the annotation.
 sed 's/early-stopping: medianstop/early-stopping: hyperband/' "$ex/synthetic-medianstop.yaml" >"$tmp/bad.yaml"
 if "$ctl" run -f "$tmp/bad.yaml" -f "$ex/synthetic-runtime.yaml" --isolation=host \

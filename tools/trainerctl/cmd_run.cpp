@@ -216,8 +216,9 @@ const Command& run_command() {
       "convert'). An OptimizationJob among the inputs (with its trials' runtime) is tuned\n"
       "instead: its trial TrainJobs run here, parallelTrials at a time, each in\n"
       "<run-dir>/<trial>, with a table of the trials (a line per change when stderr is not a\n"
-      "terminal), then the best trial; <run-dir>/results.json holds every trial and the status\n"
-      "(docs/tuning.md). Exit status then: 0 Complete, 1 Failed or stopped.",
+      "terminal), then the best trial; the table fits the terminal's width (-o wide: every\n"
+      "value whole); <run-dir>/results.json holds every trial and the status (docs/tuning.md).\n"
+      "Exit status then: 0 Complete, 1 Failed or stopped.",
       {},
       {kFilenameFlag,
        {"run-dir", '\0', "DIR",
@@ -232,6 +233,12 @@ const Command& run_command() {
         "auto"},
        {"pod-helper", '\0', "PATH",
         "the trainer-pod helper (default: beside trainerctl or the build tree's)"},
+       {"output",
+        'o',
+        "wide",
+        "wide: an OptimizationJob's trial table with every value whole, not fitted to the "
+        "terminal",
+        {"wide"}},
        kPluginFlag,
        kStrictFlag},
       run_run};

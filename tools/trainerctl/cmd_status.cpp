@@ -18,7 +18,7 @@ int run_status(const Parsed& args) {
   const std::string& dir = args.args()[0];
   const bool as_json = args.value("output") == "json";
   // A tuning run folder (trainerctl run of an OptimizationJob) has results.json.
-  if (is_tuning_run(dir)) return print_tuning_status(dir, as_json);
+  if (is_tuning_run(dir)) return print_tuning_status(dir, as_json, args.value("output") == "wide");
   auto status = trainer::local::read_status(dir);
   if (!status) return report_error(status.error());
   if (as_json) {
@@ -72,7 +72,12 @@ const Command& status_command() {
       "The phase, TrainJob conditions and pods of a local run (`trainerctl run`); of a tuning run\n"
       "(an OptimizationJob), its conditions, best trial and trials from results.json.",
       {{"RUN_DIR", true}},
-      {{"output", 'o', "json", "json: the run folder's state.json as it is", {"json"}}},
+      {{"output",
+        'o',
+        "json|wide",
+        "json: the run folder's state.json (results.json of a tuning run) as it is; wide: a "
+        "tuning run's trial table with every value whole, not fitted to the terminal",
+        {"json", "wide"}}},
       run_status};
   return command;
 }

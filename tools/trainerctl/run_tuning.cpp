@@ -5,6 +5,7 @@
 #include "output.hpp"
 #include "render_context.hpp"
 #include "stop_signals.hpp"
+#include "table_printer.hpp"
 
 #include "trainer/codec.hpp"
 #include "trainer/tuning_local.hpp"
@@ -13,9 +14,13 @@
 
 #include <sys/stat.h>
 #include <unistd.h>
+#include <algorithm>
 #include <atomic>
+#include <cctype>
+#include <charconv>
 #include <cstdio>
 #include <ctime>
+#include <limits>
 #include <map>
 
 namespace trainerctl {
@@ -32,18 +37,38 @@ struct Row {
   std::string name, state, parameters, metric, steps, message;
 };
 
-std::string number(double v) {
+// A metric value: six significant digits, as kubectl shows quantities compactly; `wide`, the
+// shortest text that reads back as the same double (results.json has every digit either way).
+std::string number(double v, bool wide) {
   char text[32];
+  if (wide) {
+    const auto end = std::to_chars(text, text + sizeof text, v).ptr;
+    return std::string(text, end);
+  }
   std::snprintf(text, sizeof text, "%.6g", v);
   return text;
 }
 
-Row row_of(const trainer::tuning::LocalTrial& t, const std::string& metric) {
+// A parameter value as the table shows it: a fractional decimal number (a Float parameter's
+// 17 digits) as `number`; integers, choices and anything else as written.
+std::string value_text(const std::string& value, bool wide) {
+  if (wide || value.find_first_of(".eE") == std::string::npos) return value;
+  double v = 0;
+  const auto* end = value.data() + value.size();
+  const auto [ptr, ec] = std::from_chars(value.data(), end, v);
+  if (ec != std::errc{} || ptr != end) return value;
+  std::string text = number(v, false);
+  return text.size() < value.size() ? text : value;
+}
+
+void add_parameter(std::string& out, const std::string& name, const std::string& value, bool wide) {
+  out += (out.empty() ? "" : " ") + name + "=" + value_text(value, wide);
+}
+
+Row row_of(const trainer::tuning::LocalTrial& t, const std::string& metric, bool wide) {
   Row r{t.trial.name, trainer::tuning::to_string(t.trial.state), "", "-", "0", t.message};
-  for (const auto& p : t.trial.parameters) {
-    r.parameters += (r.parameters.empty() ? "" : " ") + p.name + "=" + p.value;
-  }
-  if (const auto v = t.trial.objective(metric)) r.metric = number(*v);
+  for (const auto& p : t.trial.parameters) add_parameter(r.parameters, p.name, p.value, wide);
+  if (const auto v = t.trial.objective(metric)) r.metric = number(*v, wide);
   r.steps = std::to_string(t.trial.metrics.size());
   return r;
 }
@@ -53,17 +78,17 @@ std::string text_of(const json::object& o, std::string_view key) {
   return v != nullptr && v->is_string() ? std::string(v->get_string()) : std::string("-");
 }
 
-Row row_of(const json::object& t) {
+Row row_of(const json::object& t, bool wide) {
   Row r{text_of(t, "name"), text_of(t, "state"), "", "-", "0", ""};
   if (const auto* ps = t.if_contains("parameters"); ps != nullptr && ps->is_array()) {
     for (const auto& p : ps->get_array()) {
       if (!p.is_object()) continue;
-      r.parameters += (r.parameters.empty() ? "" : " ") + text_of(p.get_object(), "name") + "=" +
-                      text_of(p.get_object(), "value");
+      add_parameter(r.parameters, text_of(p.get_object(), "name"), text_of(p.get_object(), "value"),
+                    wide);
     }
   }
   if (const auto* v = t.if_contains("objective"); v != nullptr && v->is_number()) {
-    r.metric = number(v->to_number<double>());
+    r.metric = number(v->to_number<double>(), wide);
   }
   if (const auto* m = t.if_contains("metrics"); m != nullptr && m->is_array()) {
     r.steps = std::to_string(m->get_array().size());
@@ -74,47 +99,64 @@ Row row_of(const json::object& t) {
   return r;
 }
 
-// The table; returns the number of lines printed.
-int print_rows(std::FILE* out, const std::vector<Row>& rows, const std::string& metric) {
-  std::size_t name_w = 5, param_w = 10;
-  for (const auto& r : rows) {
-    name_w = std::max(name_w, r.name.size());
-    param_w = std::max(param_w, r.parameters.size());
-  }
-  const int nw = static_cast<int>(name_w), pw = static_cast<int>(param_w);
+// The table, kubectl's layout; unless `wide`, fitted to `width` columns: an empty MESSAGE column
+// is dropped, the message is cut,
+// then STEPS dropped, then parameters, message and trial names cut (names in the middle, so that
+// the trial number stays), then the message dropped. `skipped` earlier trials are left out (the
+// live table's rows beyond the terminal's height) with a line saying so. Returns the number of
+// lines printed.
+int print_rows(std::FILE* out, const std::vector<Row>& rows, const std::string& metric, bool wide,
+               std::size_t width, std::size_t skipped = 0) {
   std::string metric_head = metric;
   for (auto& c : metric_head) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  // Columns padded, the line's end without trailing blanks.
-  const auto line = [&](const std::string& a, const std::string& b, const std::string& c,
-                        const std::string& d, const std::string& e, const std::string& f) {
-    const char* format = "%-*s  %-12s  %-*s  %-12s  %-5s  %s";
-    const int size = std::snprintf(nullptr, 0, format, nw, a.c_str(), b.c_str(), pw, c.c_str(),
-                                   d.c_str(), e.c_str(), f.c_str());
-    std::string text(static_cast<std::size_t>(std::max(size, 0)) + 1, '\0');
-    std::snprintf(text.data(), text.size(), format, nw, a.c_str(), b.c_str(), pw, c.c_str(),
-                  d.c_str(), e.c_str(), f.c_str());
-    text.pop_back();
-    text.erase(text.find_last_not_of(' ') + 1);
-    std::fprintf(out, "%s\n", text.c_str());
-  };
-  line("TRIAL", "STATE", "PARAMETERS", metric_head, "STEPS", "MESSAGE");
-  for (const auto& r : rows) line(r.name, r.state, r.parameters, r.metric, r.steps, r.message);
-  return static_cast<int>(rows.size()) + 1;
+  std::vector<TextRow> lines{{"TRIAL", "STATE", "PARAMETERS", metric_head, "STEPS", "MESSAGE"}};
+  for (std::size_t i = skipped; i < rows.size(); ++i) {
+    const auto& r = rows[i];
+    // A message is one line (kubectl's rule for a cell), so the table's line count holds.
+    std::string message = r.message.substr(0, r.message.find_first_of("\r\n\f"));
+    if (message.size() < r.message.size()) message += "...";
+    lines.push_back({r.name, r.state, r.parameters, r.metric, r.steps, message});
+  }
+  enum Column : std::size_t { kTrial, kState, kParameters, kMetric, kSteps, kMessage };
+  std::vector<FitStep> steps{{kMessage, 24}, {kSteps, 0},        {kParameters, 24},
+                             {kMessage, 12}, {kTrial, 16, true}, {kParameters, 12},
+                             {kMetric, 12},  {kMessage, 0}};
+  // A MESSAGE column without a message is the first to go.
+  if (std::all_of(lines.begin() + 1, lines.end(),
+                  [](const TextRow& l) { return l[kMessage].empty(); })) {
+    steps.insert(steps.begin(), {kMessage, 0});
+  }
+  // Wide: every value whole, however long the lines get.
+  const std::string text = tab_write_fit(
+      std::move(lines), wide ? std::numeric_limits<std::size_t>::max() : width, steps);
+  int count = 0;
+  if (skipped > 0) {
+    std::fprintf(out, "(%zu earlier trials not shown)\n", skipped);
+    ++count;
+  }
+  std::fputs(text.c_str(), out);
+  return count + static_cast<int>(std::count(text.begin(), text.end(), '\n'));
 }
 
 // Live progress: on a terminal the table redrawn in place on stderr; otherwise one line per
 // change of a trial's state (parameters, latest metric, state).
 class Progress {
  public:
-  explicit Progress(std::string metric)
-      : metric_(std::move(metric)), tty_(isatty(STDERR_FILENO) == 1) {}
+  Progress(std::string metric, bool wide)
+      : metric_(std::move(metric)), wide_(wide), tty_(isatty(STDERR_FILENO) == 1) {}
   void update(const std::vector<trainer::tuning::LocalTrial>& trials) {
     std::vector<Row> rows;
-    for (const auto& t : trials) rows.push_back(row_of(t, metric_));
+    for (const auto& t : trials) rows.push_back(row_of(t, metric_, wide_));
     if (tty_) {
-      // Back to the table's first line, clear below it, draw again.
+      // Back to the table's first line, clear below it, draw again. The cursor cannot go back
+      // above the screen's top: the table keeps to the terminal's height (its latest trials)
+      // and, unless wide, its width (a wrapped line would count twice).
       if (lines_ > 0) std::fprintf(stderr, "\033[%dF\033[J", lines_);
-      lines_ = print_rows(stderr, rows, metric_);
+      const std::size_t height = terminal_height(STDERR_FILENO);
+      // The header, the "not shown" line and a line for the cursor stay free.
+      const std::size_t room = height > 3 ? height - 3 : 1;
+      const std::size_t skipped = rows.size() > room ? rows.size() - room : 0;
+      lines_ = print_rows(stderr, rows, metric_, wide_, terminal_width(STDERR_FILENO), skipped);
       std::fflush(stderr);
       return;
     }
@@ -136,6 +178,7 @@ class Progress {
 
  private:
   std::string metric_;
+  bool wide_;
   bool tty_;
   int lines_ = 0;
   std::map<std::string, std::string> states_;
@@ -237,7 +280,8 @@ int run_tuning(const Parsed& args, std::vector<json::value> docs,
   options.executor.on_warning = print_warning;
   const std::string metric =
       job.spec.objectives.empty() ? std::string("objective") : job.spec.objectives[0].metric;
-  Progress progress(metric);
+  const bool wide = args.value("output") == "wide";
+  Progress progress(metric, wide);
   options.on_progress = [&progress](const std::vector<trainer::tuning::LocalTrial>& trials) {
     progress.update(trials);
   };
@@ -252,8 +296,8 @@ int run_tuning(const Parsed& args, std::vector<json::value> docs,
   progress.done();
   if (!result) return report_error(result.error());
   std::vector<Row> rows;
-  for (const auto& t : result->trials) rows.push_back(row_of(t, metric));
-  (void)print_rows(stdout, rows, metric);
+  for (const auto& t : result->trials) rows.push_back(row_of(t, metric, wide));
+  (void)print_rows(stdout, rows, metric, wide, terminal_width(STDOUT_FILENO));
   // The status printed as the API encodes it, as in results.json.
   trainer::OptimizationJob with_status;
   with_status.status = result->status;
@@ -271,7 +315,7 @@ bool is_tuning_run(const std::string& run_dir) {
   return ::stat(trainer::tuning::results_path(run_dir).c_str(), &st) == 0;
 }
 
-int print_tuning_status(const std::string& run_dir, bool as_json) {
+int print_tuning_status(const std::string& run_dir, bool as_json, bool wide) {
   auto results = trainer::tuning::read_results(run_dir);
   if (!results) return report_error(results.error());
   if (as_json) {
@@ -298,10 +342,10 @@ int print_tuning_status(const std::string& run_dir, bool as_json) {
   std::vector<Row> rows;
   if (const auto* ts = o.if_contains("trials"); ts != nullptr && ts->is_array()) {
     for (const auto& t : ts->get_array()) {
-      if (t.is_object()) rows.push_back(row_of(t.get_object()));
+      if (t.is_object()) rows.push_back(row_of(t.get_object(), wide));
     }
   }
-  (void)print_rows(stdout, rows, metric);
+  (void)print_rows(stdout, rows, metric, wide, terminal_width(STDOUT_FILENO));
   return kExitOk;
 }
 

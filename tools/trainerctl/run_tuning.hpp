@@ -19,7 +19,8 @@ namespace trainerctl {
 [[nodiscard]] bool has_optimization_job(const std::vector<boost::json::value>& docs);
 
 /// Runs the one OptimizationJob among `docs` (the other documents are the trials' runtimes) with
-/// the flags of `run`. Exit status: 0 Complete, 1 Failed, stopped, or the inputs were rejected.
+/// the flags of `run` (`-o wide`: the trial table with every value whole). Exit status: 0 Complete,
+/// 1 Failed, stopped, or the inputs were rejected.
 [[nodiscard]] int run_tuning(const Parsed& args, std::vector<boost::json::value> docs,
                              const trainer::Framework* framework);
 
@@ -27,7 +28,8 @@ namespace trainerctl {
 [[nodiscard]] bool is_tuning_run(const std::string& run_dir);
 
 /// `trainerctl status` of a tuning run folder: the OptimizationJob's conditions and result, then
-/// one row per trial; `as_json` prints results.json as it is.
-[[nodiscard]] int print_tuning_status(const std::string& run_dir, bool as_json);
+/// one row per trial, fitted to the terminal's width unless `wide`; `as_json` prints results.json
+/// as it is.
+[[nodiscard]] int print_tuning_status(const std::string& run_dir, bool as_json, bool wide);
 
 }  // namespace trainerctl

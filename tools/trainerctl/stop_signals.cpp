@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "stop_signals.hpp"
 
+#include "output.hpp"
+
 #include <unistd.h>
 #include <csignal>
 #include <cstdio>
+#include <system_error>
 #include <utility>
 
 namespace trainerctl {
@@ -25,10 +28,20 @@ void StopSignals::block() {
 }
 
 StopSignals::StopSignals(std::function<void()> on_stop) : on_stop_(std::move(on_stop)) {
-  thread_ = std::thread([this] { wait_loop(); });
+  try {
+    thread_ = std::thread([this] { wait_loop(); });
+  } catch (const std::system_error& e) {
+    // Out of processes (threads count): the command goes on, but a signal can no longer ask
+    // for a graceful stop, so it gets its default action again rather than being ignored.
+    const sigset_t set = stop_set();
+    pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+    print_warning("no thread for SIGINT/SIGTERM (" + e.code().message() +
+                  "): a signal ends trainerctl at once");
+  }
 }
 
 StopSignals::~StopSignals() {
+  if (!thread_.joinable()) return;
   done_.store(true);
   // Wakes sigwait: a SIGTERM aimed at that thread, which it takes as the end, not a stop.
   pthread_kill(thread_.native_handle(), SIGTERM);

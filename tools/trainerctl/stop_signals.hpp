@@ -17,7 +17,8 @@ class StopSignals {
   /// call it before any thread exists, so that none of them receives the signals.
   static void block();
 
-  /// Starts the waiting thread; `on_stop` runs on it at the first signal.
+  /// Starts the waiting thread; `on_stop` runs on it at the first signal. When no thread can be
+  /// started (out of processes) it warns and unblocks the signals: they then end the process.
   explicit StopSignals(std::function<void()> on_stop);
   /// Ends the waiting thread (it no longer reacts to signals) and joins it.
   ~StopSignals();

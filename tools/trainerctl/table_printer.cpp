@@ -4,8 +4,10 @@
 #include <boost/json/array.hpp>
 #include <boost/json/serialize.hpp>
 
+#include <sys/ioctl.h>
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 
 namespace trainerctl {
 namespace {
@@ -15,11 +17,51 @@ namespace json = boost::json;
 constexpr std::size_t kMinWidth = 6;
 constexpr std::size_t kPadding = 3;
 
-std::size_t display_width(const std::string& text) {
-  // UTF-8 characters: every byte that does not continue a sequence.
-  return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {
-    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-  }));
+bool continues(char c) {
+  return (static_cast<unsigned char>(c) & 0xC0) == 0x80;
+}
+
+// The byte offset where the character number `n` (0-based) of `text` starts.
+std::size_t offset_of(std::string_view text, std::size_t n) {
+  std::size_t i = 0;
+  for (; i < text.size(); ++i) {
+    if (continues(text[i])) continue;
+    if (n == 0) return i;
+    --n;
+  }
+  return text.size();
+}
+
+// tab_write's column widths: every cell but a line's last is padded.
+std::vector<std::size_t> column_widths(const std::vector<TextRow>& lines) {
+  std::vector<std::size_t> widths;
+  for (const auto& line : lines) {
+    for (std::size_t i = 0; i + 1 < line.size(); ++i) {
+      if (widths.size() <= i) widths.resize(i + 1, kMinWidth);
+      widths[i] = std::max(widths[i], display_width(line[i]) + kPadding);
+    }
+  }
+  return widths;
+}
+
+std::size_t printed_width(const std::vector<TextRow>& lines) {
+  const auto widths = column_widths(lines);
+  std::size_t widest = 0;
+  for (const auto& line : lines) {
+    std::size_t w = 0;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+      w += i + 1 < line.size() ? widths[i] : display_width(line[i]);
+    }
+    widest = std::max(widest, w);
+  }
+  return widest;
+}
+
+std::size_t positive_number(const char* text) {
+  if (text == nullptr) return 0;
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(text, &end, 10);
+  return end != text && *end == '\0' && v > 0 && v < 100000 ? static_cast<std::size_t>(v) : 0;
 }
 
 // A cell as kubectl prints it: strings up to their first line break (then `...`), numbers
@@ -47,15 +89,86 @@ const json::object* object_of(const json::value* value) {
 
 }  // namespace
 
-std::string tab_write(const std::vector<TextRow>& lines) {
-  std::vector<std::size_t> widths;
-  for (const auto& line : lines) {
-    // The last cell of a line is not part of a column.
-    for (std::size_t i = 0; i + 1 < line.size(); ++i) {
-      if (widths.size() <= i) widths.resize(i + 1, kMinWidth);
-      widths[i] = std::max(widths[i], display_width(line[i]) + kPadding);
+std::size_t display_width(std::string_view text) {
+  // UTF-8 characters: every byte that does not continue a sequence.
+  return static_cast<std::size_t>(
+      std::count_if(text.begin(), text.end(), [](char c) { return !continues(c); }));
+}
+
+std::string shorten(std::string_view text, std::size_t width, bool keep_end) {
+  const std::size_t have = display_width(text);
+  if (have <= width) return std::string(text);
+  constexpr std::string_view kMark = "...";
+  if (width <= kMark.size()) return std::string(text.substr(0, offset_of(text, width)));
+  const std::size_t keep = width - kMark.size();
+  if (!keep_end) return std::string(text.substr(0, offset_of(text, keep))) + std::string(kMark);
+  const std::size_t tail = (keep + 1) / 2;
+  return std::string(text.substr(0, offset_of(text, keep - tail))) + std::string(kMark) +
+         std::string(text.substr(offset_of(text, have - tail)));
+}
+
+std::size_t terminal_width(int fd) {
+  winsize size{};
+  if (ioctl(fd, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) return size.ws_col;
+  const std::size_t columns = positive_number(std::getenv("COLUMNS"));
+  return columns > 0 ? columns : 80;
+}
+
+std::size_t terminal_height(int fd) {
+  winsize size{};
+  return ioctl(fd, TIOCGWINSZ, &size) == 0 ? size.ws_row : 0;
+}
+
+std::string tab_write_fit(std::vector<TextRow> lines, std::size_t width,
+                          const std::vector<FitStep>& steps) {
+  const auto shown = [&lines](const std::vector<bool>& dropped) {
+    std::vector<TextRow> out;
+    for (const auto& line : lines) {
+      TextRow row;
+      for (std::size_t i = 0; i < line.size(); ++i) {
+        if (i >= dropped.size() || !dropped[i]) row.push_back(line[i]);
+      }
+      out.push_back(std::move(row));
+    }
+    return out;
+  };
+  std::vector<bool> dropped;
+  for (const auto& step : steps) {
+    const std::size_t now = printed_width(shown(dropped));
+    if (now <= width) break;
+    if (step.column < dropped.size() && dropped[step.column]) continue;
+    if (step.min_width == 0) {
+      if (dropped.size() <= step.column) dropped.resize(step.column + 1, false);
+      dropped[step.column] = true;
+      continue;
+    }
+    std::size_t widest = 0;
+    for (const auto& line : lines) {
+      if (step.column < line.size()) widest = std::max(widest, display_width(line[step.column]));
+    }
+    if (widest <= step.min_width) continue;
+    const std::size_t target = std::max(step.min_width, widest - std::min(widest, now - width));
+    for (auto& line : lines) {
+      if (step.column < line.size()) {
+        line[step.column] = shorten(line[step.column], target, step.keep_end);
+      }
     }
   }
+  std::string out;
+  const std::string text = tab_write(shown(dropped));
+  for (std::size_t start = 0; start < text.size();) {
+    const std::size_t end = text.find('\n', start);
+    std::string line = shorten(text.substr(start, end - start), width);
+    line.erase(line.find_last_not_of(' ') + 1);
+    out += line + "\n";
+    start = end + 1;
+  }
+  return out;
+}
+
+std::string tab_write(const std::vector<TextRow>& lines) {
+  // The last cell of a line is not part of a column.
+  const auto widths = column_widths(lines);
   std::string out;
   for (const auto& line : lines) {
     for (std::size_t i = 0; i < line.size(); ++i) {

@@ -203,8 +203,46 @@ TEST_CASE("run_local: the timeout cancels the running trials and starts no other
   REQUIRE(result->trials.size() == 2);  // parallelTrials; the third never started
   for (const auto& t : result->trials) {
     CHECK(t.trial.state == tuning::TrialState::kFailed);
+    CHECK(t.reason == "Timeout");
     CHECK(t.message == "timeout");
   }
   CHECK_FALSE(result->status.result);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("run_local: trials that cannot start are Failed/StartFailed, three in a row end the run",
+          "[tuning][local]") {
+  const std::string dir = fresh_dir("nostart");
+  auto options = options_in(dir);
+  // The executor cannot start without its pod helper: every trial, the first one too.
+  options.executor.pod_helper = dir + "-no-such-helper";
+  auto job = job_running("BEGIN { print \"score=1\" }", "synthetic");
+  job.spec.search_algorithm.reset();  // random: more suggestions than the grid's 3
+  job.spec.num_trials = 10;
+  job.spec.parallel_trials = 1;
+  auto result = tuning::run_local(std::move(job), std::move(options));
+  INFO((result ? std::string() : result.error().message));
+  REQUIRE(result);
+  REQUIRE(result->trials.size() == tuning::kMaxConsecutiveStartFailures);
+  for (const auto& t : result->trials) {
+    CHECK(t.trial.state == tuning::TrialState::kFailed);
+    CHECK(t.reason == "StartFailed");
+    CHECK(t.message.find("start: the pod helper trainer-pod was not found") == 0);
+  }
+  const trainer::Condition* failed = nullptr;
+  for (const auto& c : result->status.conditions) {
+    CHECK(c.type != "Complete");
+    if (c.type == "Failed") failed = &c;
+  }
+  REQUIRE(failed != nullptr);
+  CHECK(failed->status == "True");
+  CHECK(failed->reason == tuning::kTrialsFailedToStartReason);
+  CHECK(failed->message.find("3 trials in a row could not start (the last: unit-trial-2: start: "
+                             "the pod helper") == 0);
+  CHECK(failed->message.find("; stopped after 3 of 10 trials") != std::string::npos);
+  auto file = tuning::read_results(dir);
+  REQUIRE(file);
+  CHECK(file->at("finished") == true);
+  CHECK(file->at("trials").as_array().at(0).at("reason") == "StartFailed");
   std::filesystem::remove_all(dir);
 }

@@ -124,3 +124,29 @@ TEST_CASE("derive_status: Created, Running/TrialsRunning, Complete, Failed/AllTr
   CHECK_FALSE(find(s4, "Complete"));
   CHECK_FALSE(s4.result);
 }
+
+TEST_CASE("failed_status: Failed with the cause, Complete gone, the best trial so far kept") {
+  auto j = tuning_test::job({range("x", "0", "1")});
+  j.spec.num_trials = 2;
+  j.metadata.generation = 4;
+  auto done0 = with_reports("tune-trial-0", TrialState::kSucceeded, {0.2});
+  done0.parameters = {{"x", "0.2"}};
+  auto failed1 = with_reports("tune-trial-1", TrialState::kFailed, {});
+  const auto complete = derive_status(j, {done0, failed1}, {}, "2026-01-01T00:00:00Z");
+  REQUIRE(find(complete, "Complete"));
+  const auto s = failed_status(j, complete, "TrialsFailedToStart", "3 trials in a row",
+                               "2026-01-01T00:01:00Z");
+  CHECK_FALSE(find(s, "Complete"));
+  REQUIRE(find(s, "Failed"));
+  CHECK(find(s, "Failed")->status == "True");
+  CHECK(find(s, "Failed")->reason == "TrialsFailedToStart");
+  CHECK(find(s, "Failed")->message == "3 trials in a row");
+  CHECK(find(s, "Failed")->observed_generation == 4);
+  CHECK(find(s, "Failed")->last_transition_time == "2026-01-01T00:01:00Z");
+  REQUIRE(find(s, "Running"));
+  CHECK(find(s, "Running")->status == "False");
+  CHECK(find(s, "Running")->reason == "TrialsFailedToStart");
+  REQUIRE(s.result);
+  CHECK(s.result->train_job_name == "tune-trial-0");
+  CHECK(find(s, "Created"));
+}
