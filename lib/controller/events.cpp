@@ -27,9 +27,8 @@ std::string hostname() {
   return host.data();
 }
 
-}  // namespace
-
-std::string creation_failed_note(std::string_view error_text) {
+// `error_text` cut at kMaxErrorBytes, with ` ...` appended when cut.
+std::string cut_note(std::string_view error_text) {
   std::string text(error_text);
   if (text.size() > kMaxErrorBytes) {
     std::size_t cut = kMaxErrorBytes;
@@ -37,7 +36,17 @@ std::string creation_failed_note(std::string_view error_text) {
     while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0U) == 0x80U) --cut;
     text = text.substr(0, cut) + " ...";
   }
-  return "TrainJob resources reconciliation failed: " + text;
+  return text;
+}
+
+}  // namespace
+
+std::string creation_failed_note(std::string_view error_text) {
+  return "TrainJob resources reconciliation failed: " + cut_note(error_text);
+}
+
+std::string validation_failed_note(std::string_view error_text) {
+  return "TrainJob refused by admission: " + cut_note(error_text);
 }
 
 json::object warning_event(const TrainJob& job, std::string_view reason, std::string_view note,
