@@ -28,8 +28,9 @@ std::int64_t saturating_mul(std::int64_t a, std::int64_t b) {
 }  // namespace
 
 std::int64_t count_pods(const Info& info, const TrainJob& job) {
-  const std::optional<std::int32_t> num_nodes =
-      job.spec.trainer ? job.spec.trainer->num_nodes : std::nullopt;
+  // A plain pointer, not a copied optional: g++ 12 then sees no maybe-uninitialized read.
+  const std::int32_t* num_nodes =
+      job.spec.trainer && job.spec.trainer->num_nodes ? &*job.spec.trainer->num_nodes : nullptr;
   const auto& ml_policy = info.runtime_policy.ml_policy;
   const bool mpi = ml_policy && ml_policy->mpi;
   const bool launcher_as_node = mpi && ml_policy->mpi->run_launcher_as_node.value_or(false);
@@ -41,9 +42,9 @@ std::int64_t count_pods(const Info& info, const TrainJob& job) {
   for (std::size_t i = 0; i < pod_sets.size(); ++i) {
     const PodSet& ps = pod_sets[i];
     std::int64_t pods = ps.count.value_or(1);
-    if (num_nodes && mpi && ps.name == kNodeName) {
+    if (num_nodes != nullptr && mpi && ps.name == kNodeName) {
       pods = launcher_as_node ? std::max(*num_nodes - 1, 1) : *num_nodes;
-    } else if (num_nodes && &ps == trainer_nodes) {
+    } else if (num_nodes != nullptr && &ps == trainer_nodes) {
       pods = *num_nodes;
     }
     std::int64_t replicas = 1;

@@ -71,10 +71,11 @@ std::optional<FieldError> slots_error(const MPIMLPolicySource& mpi, const Info& 
                                       const TrainJob& job) {
   auto slots = resolved_slots(mpi, info, job);
   if (!slots) return std::nullopt;  // the enforce step reports it
-  const std::optional<std::int32_t> job_nodes =
-      job.spec.trainer ? job.spec.trainer->num_nodes : std::nullopt;
+  // A plain pointer, not a copied optional: g++ 12 then sees no maybe-uninitialized read.
+  const std::int32_t* job_nodes =
+      job.spec.trainer && job.spec.trainer->num_nodes ? &*job.spec.trainer->num_nodes : nullptr;
   const std::int64_t hosts = std::max<std::int64_t>(
-      job_nodes.value_or(info.runtime_policy.ml_policy->num_nodes.value_or(1)), 1);
+      job_nodes != nullptr ? *job_nodes : info.runtime_policy.ml_policy->num_nodes.value_or(1), 1);
   const std::int64_t total = hosts * std::max<std::int64_t>(*slots, 1);
   if (total <= kMaxMpiSlots) return std::nullopt;
   const bool job_slots = job.spec.trainer && job.spec.trainer->num_proc_per_node;
@@ -86,7 +87,7 @@ std::optional<FieldError> slots_error(const MPIMLPolicySource& mpi, const Info& 
                          "must be no more than " + std::to_string(kMaxMpiSlots / hosts) + why);
   }
   return field_invalid("spec.trainer.numNodes",
-                       job_nodes ? json::value(*job_nodes) : json::value(nullptr),
+                       job_nodes != nullptr ? json::value(*job_nodes) : json::value(nullptr),
                        "must be no more than " +
                            std::to_string(kMaxMpiSlots / std::max<std::int64_t>(*slots, 1)) + why);
 }

@@ -18,10 +18,8 @@
 
 namespace {
 
-// An initializer Job (one pod) and the trainer nodes; `mpi` makes it an MPI runtime with a
-// launcher (one pod) and `node` Jobs.
-std::string runtime_yaml(const std::string& ml_policy = {},
-                         const std::string& init_replicas = "1") {
+// An initializer Job (one pod) and the trainer nodes, with `ml_policy` (YAML under `spec`).
+std::string runtime_yaml(const std::string& ml_policy = {}) {
   return R"(apiVersion: trainer.kubeflow.org/v1alpha1
 kind: TrainingRuntime
 metadata: {name: rt, namespace: default}
@@ -32,8 +30,6 @@ spec:
     spec:
       replicatedJobs:
         - name: dataset-initializer
-          replicas: )" +
-         init_replicas + R"(
           template:
             metadata:
               labels: {trainer.kubeflow.org/trainjob-ancestor-step: dataset-initializer}
@@ -52,6 +48,7 @@ spec:
 )";
 }
 
+// An MPI runtime: a launcher Job (one pod) and the `node` Job.
 std::string mpi_runtime_yaml(bool launcher_as_node) {
   return R"(apiVersion: trainer.kubeflow.org/v1alpha1
 kind: TrainingRuntime
@@ -136,7 +133,10 @@ TEST_CASE("admission counts the pods of every replicated job") {
             "spec.trainer.numNodes: Invalid value: 100000: the TrainJob would have 100001 pods "
             "across its replicated jobs, more than 100000, the most pods a TrainJob may have"});
   // The runtime's replicas count too; the TrainJob without numNodes is named by its field.
-  CHECK(admission_errors(runtime_yaml({}, "2147483647") + "---\n" + job_yaml({})) ==
+  std::string launchers = mpi_runtime_yaml(false);
+  launchers.replace(launchers.find("- name: launcher\n"), 17,
+                    "- name: launcher\n          replicas: 2147483647\n");
+  CHECK(admission_errors(launchers + "---\n" + job_yaml({})) ==
         std::vector<std::string>{
             "spec.trainer.numNodes: Invalid value: null: the TrainJob would have 2147483648 pods "
             "across its replicated jobs, more than 100000, the most pods a TrainJob may have"});
