@@ -180,8 +180,7 @@ Result<ValidationResult> admit_optimization_job(const OptimizationJob& job,
           "spec.parallelTrials", json::value(parallel),
           "must be no more than " + std::to_string(kMaxPodsPerTrainJob / trial_pods) +
               ": each trial has " + std::to_string(trial_pods) +
-              " pods, and the trials that run "
-              "at once may have at most " +
+              " pods, and the trials that run at once may have at most " +
               std::to_string(kMaxPodsPerTrainJob) + " pods, the most pods a TrainJob may have"));
     }
   }

@@ -54,6 +54,8 @@ namespace detail {
 [[nodiscard]] std::string creation_failed_note(std::string_view error_text);
 /// The note of the `TrainJobValidationFailed` event: admission's errors, cut likewise.
 [[nodiscard]] std::string validation_failed_note(std::string_view error_text);
+/// `text` as a condition message: cut, like the notes, within the schema's 32768 bytes.
+[[nodiscard]] std::string condition_message(std::string_view text);
 
 /// The events.k8s.io/v1 Warning event controller-runtime's recorder writes on `job` (reference
 /// kubernetes-api-client 10): name `<job>.<hex unix nanos>`, reportingController

@@ -303,10 +303,11 @@ struct Reconciler::Impl {
         // below keeps the condition (there is no JobSet to copy from).
         supported = false;
         if (!job.status) job.status.emplace();
-        set_status_condition(job.status->conditions,
-                             {std::string(kConditionFailed), "True", std::nullopt, "",
-                              std::string(kReasonValidationFailed), refused->message},
-                             now_text);
+        set_status_condition(
+            job.status->conditions,
+            {std::string(kConditionFailed), "True", std::nullopt, "",
+             std::string(kReasonValidationFailed), detail::condition_message(refused->message)},
+            now_text);
         if (options.record_events) {
           (void)detail::record_warning(client, job, kReasonValidationFailed,
                                        detail::validation_failed_note(refused->message), now,
