@@ -15,13 +15,17 @@
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace trainer {
@@ -38,6 +42,80 @@ struct Container {
   boost::json::array volume_mounts;  ///< `[]VolumeMount`
 };
 
+/// The pod DNS names of one PodSet (upstream `PodSet.Endpoints`, an iterator there too), computed
+/// on demand: a TrainJob may have up to kMaxPodsPerTrainJob pods, and only an output that names
+/// every pod (the MPI hostfile) should pay for a string per pod. Either the JobSet's pattern
+/// `<job>-<replicatedJob>-<replica>-<pod>.<subdomain>`, replica-major (what the JobSet plugin's
+/// pre-build step sets), or an explicit list (a plugin's own, or a C plugin's reply).
+/// Copying is cheap for the pattern. Thread safety: const members may be called concurrently.
+class PodEndpoints {
+ public:
+  /// Yields the names in order, each as a new string (an input iterator).
+  class const_iterator {
+   public:
+    using iterator_category = std::input_iterator_tag;
+    using value_type = std::string;
+    using difference_type = std::ptrdiff_t;
+    using pointer = void;
+    using reference = std::string;
+
+    const_iterator() = default;
+    [[nodiscard]] std::string operator*() const { return (*set_)[index_]; }
+    const_iterator& operator++() {
+      ++index_;
+      return *this;
+    }
+    const_iterator operator++(int) {
+      const_iterator before = *this;
+      ++index_;
+      return before;
+    }
+    [[nodiscard]] friend bool operator==(const const_iterator& a, const const_iterator& b) {
+      return a.index_ == b.index_;
+    }
+    [[nodiscard]] friend bool operator!=(const const_iterator& a, const const_iterator& b) {
+      return a.index_ != b.index_;
+    }
+
+   private:
+    friend class PodEndpoints;
+    const_iterator(const PodEndpoints* set, std::size_t index) : set_(set), index_(index) {}
+    const PodEndpoints* set_ = nullptr;
+    std::size_t index_ = 0;
+  };
+
+  /// No endpoints (before the pre-build step).
+  PodEndpoints() = default;
+  /// An explicit list.
+  PodEndpoints(std::vector<std::string> names) : names_(std::move(names)) {}  // NOLINT
+  PodEndpoints(std::initializer_list<std::string> names) : names_(names) {}
+  /// The JobSet's names of `replicas` Jobs of `pods_per_replica` pods each (negative counts are
+  /// taken as 0). Nothing is allocated per pod.
+  [[nodiscard]] static PodEndpoints jobset(std::string job_name, std::string_view replicated_job,
+                                           std::string subdomain, std::int64_t replicas,
+                                           std::int64_t pods_per_replica);
+
+  /// How many names there are (saturated at SIZE_MAX).
+  [[nodiscard]] std::size_t size() const noexcept;
+  [[nodiscard]] bool empty() const noexcept { return size() == 0; }
+  /// The `index`-th name; `index < size()` is required.
+  [[nodiscard]] std::string operator[](std::size_t index) const;
+  /// The first name (the MASTER_ADDR-like host); `!empty()` is required.
+  [[nodiscard]] std::string front() const { return (*this)[0]; }
+  [[nodiscard]] const_iterator begin() const { return {this, 0}; }
+  [[nodiscard]] const_iterator end() const { return {this, size()}; }
+  /// Every name: one string per pod, only for what has to list them all.
+  [[nodiscard]] std::vector<std::string> to_vector() const;
+
+ private:
+  std::vector<std::string> names_;  // the explicit list, unless `pattern_`
+  bool pattern_ = false;
+  std::string prefix_;  // `<job>-<replicatedJob>-`
+  std::string suffix_;  // `.<subdomain>`
+  std::uint64_t replicas_ = 0;
+  std::uint64_t pods_per_replica_ = 0;
+};
+
 /// One replicated job of the JobSet template (upstream `runtime.PodSet`), at the same index as
 /// the job in `TemplateSpec::jobset_spec["replicatedJobs"]`.
 struct PodSet {
@@ -46,8 +124,8 @@ struct PodSet {
   std::optional<std::int32_t> count;    ///< pods per Job -> parallelism and completions
   std::vector<Container> init_containers;
   std::vector<Container> containers;
-  boost::json::array volumes;          ///< `[]Volume`
-  std::vector<std::string> endpoints;  ///< pod DNS names, set by the JobSet pre-build step
+  boost::json::array volumes;  ///< `[]Volume`
+  PodEndpoints endpoints;      ///< pod DNS names, set by the JobSet pre-build step
   /// Effective requests of one pod (Kubernetes PodRequests: max(sum of app containers and
   /// sidecars, each init container), plus overhead; requests only).
   std::map<std::string, Quantity> single_pod_requests;

@@ -2,6 +2,7 @@
 #include "admission/admission_internal.hpp"
 
 #include "api/json_path.hpp"
+#include "framework/pod_count.hpp"
 #include "framework/runtime_identity.hpp"
 #include "runtimes/builtin_inputs.hpp"
 #include "trainer/codec.hpp"
@@ -136,6 +137,9 @@ Result<ValidationResult> admit_train_job(const TrainJob& job, const AdmissionSco
     return out;
   }
   runtime_info->runtime = detail::runtime_identity(match);
+  if (auto too_many = detail::check_pod_count(*runtime_info, job)) {
+    out.errors.push_back(std::move(*too_many));
+  }
   const Framework& plugins =
       framework != nullptr ? *framework : default_framework(ctx.feature_gates);
   out.merge(plugins.run_custom_validation(
@@ -156,15 +160,30 @@ Result<ValidationResult> admit_optimization_job(const OptimizationJob& job,
   const std::string subject = "OptimizationJob " +
                               std::string(namespace_or_default(job.metadata.namespace_)) + "/" +
                               job.metadata.name.value_or("") + " (trainJobTemplate)";
-  auto admitted = admit_train_job(detail::template_train_job(job), scope, ctx, framework, missing,
-                                  nullptr, subject);
+  const TrainJob trial = detail::template_train_job(job);
+  std::optional<Info> trial_info;
+  auto admitted = admit_train_job(trial, scope, ctx, framework, missing, &trial_info, subject);
   if (!admitted) {
     Error error = std::move(admitted).error();
     detail::reroot_template_errors(error.fields);
     return tl::unexpected(std::move(error));
   }
   detail::reroot_template_errors(admitted->errors);
+  const bool trial_ok = admitted->ok();
   out.merge(std::move(*admitted));
+  // The trials that run at once are one TrainJob's worth of pods at most (docs/yaml.md).
+  if (trial_ok && trial_info) {
+    const std::int64_t trial_pods = detail::count_pods(*trial_info, trial);
+    const std::int64_t parallel = job.spec.parallel_trials.value_or(1);
+    if (trial_pods > 0 && parallel > kMaxPodsPerTrainJob / trial_pods) {
+      out.errors.push_back(field_invalid(
+          "spec.parallelTrials", json::value(parallel),
+          "must be no more than " + std::to_string(kMaxPodsPerTrainJob / trial_pods) +
+              ": each trial has " + std::to_string(trial_pods) +
+              " pods, and the trials that run at once may have at most " +
+              std::to_string(kMaxPodsPerTrainJob) + " pods, the most pods a TrainJob may have"));
+    }
+  }
   return out;
 }
 

@@ -27,6 +27,9 @@ inline constexpr std::string_view kMessageDeadlineExceeded =
     "TrainJob exceeded its active deadline";
 inline constexpr std::string_view kReasonRuntimeNotSupported = "TrainingRuntimeNotSupported";
 inline constexpr std::string_view kReasonCreationFailed = "TrainJobResourcesCreationFailed";
+/// libtrainer's: the TrainJob is refused by admission on its runtime (upstream's webhook would
+/// have refused its creation), e.g. more pods than kMaxPodsPerTrainJob.
+inline constexpr std::string_view kReasonValidationFailed = "TrainJobValidationFailed";
 
 namespace detail {
 
@@ -49,6 +52,10 @@ namespace detail {
 /// The note of the `TrainJobResourcesCreationFailed` event: upstream cuts the error text at
 /// 950 bytes and appends ` ...` (here at the last UTF-8 character boundary within 950 bytes).
 [[nodiscard]] std::string creation_failed_note(std::string_view error_text);
+/// The note of the `TrainJobValidationFailed` event: admission's errors, cut likewise.
+[[nodiscard]] std::string validation_failed_note(std::string_view error_text);
+/// `text` as a condition message: cut, like the notes, within the schema's 32768 bytes.
+[[nodiscard]] std::string condition_message(std::string_view text);
 
 /// The events.k8s.io/v1 Warning event controller-runtime's recorder writes on `job` (reference
 /// kubernetes-api-client 10): name `<job>.<hex unix nanos>`, reportingController

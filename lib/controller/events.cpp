@@ -27,17 +27,31 @@ std::string hostname() {
   return host.data();
 }
 
-}  // namespace
-
-std::string creation_failed_note(std::string_view error_text) {
+// `error_text` cut at `max_bytes`, with ` ...` appended when cut.
+std::string cut_note(std::string_view error_text, std::size_t max_bytes = kMaxErrorBytes) {
   std::string text(error_text);
-  if (text.size() > kMaxErrorBytes) {
-    std::size_t cut = kMaxErrorBytes;
+  if (text.size() > max_bytes) {
+    std::size_t cut = max_bytes;
     // Not inside a UTF-8 sequence: the API server refuses invalid UTF-8 in the note.
     while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0U) == 0x80U) --cut;
     text = text.substr(0, cut) + " ...";
   }
-  return "TrainJob resources reconciliation failed: " + text;
+  return text;
+}
+
+}  // namespace
+
+std::string creation_failed_note(std::string_view error_text) {
+  return "TrainJob resources reconciliation failed: " + cut_note(error_text);
+}
+
+std::string validation_failed_note(std::string_view error_text) {
+  return "TrainJob refused by admission: " + cut_note(error_text);
+}
+
+std::string condition_message(std::string_view text) {
+  // metav1.Condition's schema: message maxLength 32768 (room left for ` ...`).
+  return cut_note(text, 32768 - 4);
 }
 
 json::object warning_event(const TrainJob& job, std::string_view reason, std::string_view note,

@@ -6,6 +6,7 @@
 #include "api/json_path.hpp"
 #include "controller/controller_internal.hpp"
 #include "plugin/render_scope.hpp"
+#include "trainer/admission.hpp"
 #include "trainer/cluster.hpp"
 #include "trainer/codec.hpp"
 #include "trainer/controller.hpp"
@@ -134,9 +135,13 @@ struct Reconciler::Impl {
 
   // Step 5: render with the cluster as the lookup, then server-side apply each object, stopping
   // at the first error. `applied_jobset` gets the JobSet as the server answered its apply.
+  // `refused` gets admission's errors when the TrainJob is refused on its live runtime (the API
+  // server accepts what the webhook of a libtrainer cluster would refuse: a TrainJob of too many
+  // pods); nothing is rendered then.
   Result<void> build_and_apply(const TrainJob& job, const std::string& ns, ClusterLookup& lookup,
                                Clock::time_point now, ReconcileResult& result,
-                               std::optional<json::object>& applied_jobset) {
+                               std::optional<json::object>& applied_jobset,
+                               std::optional<Error>& refused) {
     const std::string name = job.metadata.name.value_or("");
     RenderContext ctx = system_render_context(job.metadata.uid.value_or(""));
     const std::string now_text = detail::format_time(now);
@@ -174,6 +179,23 @@ struct Reconciler::Impl {
           cluster_runtime = std::move(decoded->object);
           runtime.cluster_training_runtime = &cluster_runtime;
         }
+      }
+    }
+
+    if (runtime.training_runtime != nullptr || runtime.cluster_training_runtime != nullptr) {
+      AdmissionScope scope;
+      if (runtime.training_runtime != nullptr) {
+        scope.training_runtimes.push_back(runtime.training_runtime);
+      } else {
+        scope.cluster_training_runtimes.push_back(runtime.cluster_training_runtime);
+      }
+      auto admitted = admit_object(job, scope, ctx, &framework());
+      // A GET that failed is no reason to refuse the TrainJob for good: try again later.
+      if (lookup.error()) return tl::unexpected(*lookup.error());
+      if (!admitted) return tl::unexpected(std::move(admitted.error()));
+      if (!admitted->ok()) {
+        refused = Error::invalid(std::move(admitted->errors));
+        return {};
       }
     }
 
@@ -292,7 +314,24 @@ struct Reconciler::Impl {
     // Step 5: objects, unless finished.
     std::optional<json::object> applied_jobset;
     if (supported && !finished) {
-      auto built = build_and_apply(job, ns, lookup, now, result, applied_jobset);
+      std::optional<Error> refused;
+      auto built = build_and_apply(job, ns, lookup, now, result, applied_jobset, refused);
+      if (refused) {
+        // Terminal, like an unsupported runtime: nothing a retry could change. The status step
+        // below keeps the condition (there is no JobSet to copy from).
+        supported = false;
+        if (!job.status) job.status.emplace();
+        set_status_condition(
+            job.status->conditions,
+            {std::string(kConditionFailed), "True", std::nullopt, "",
+             std::string(kReasonValidationFailed), detail::condition_message(refused->message)},
+            now_text);
+        if (options.record_events) {
+          (void)detail::record_warning(client, job, kReasonValidationFailed,
+                                       detail::validation_failed_note(refused->message), now,
+                                       options.cancel);
+        }
+      }
       if (!built) {
         if (options.record_events) {
           // Best effort, as upstream's asynchronous recorder.

@@ -4,6 +4,8 @@
 #include "trainer/framework.hpp"
 
 #include <algorithm>
+#include <limits>
+#include <string>
 #include <utility>
 
 namespace trainer {
@@ -23,6 +25,41 @@ auto find_by_name(Sets& sets, std::string_view name) -> decltype(sets.data()) {
 }
 
 }  // namespace
+
+PodEndpoints PodEndpoints::jobset(std::string job_name, std::string_view replicated_job,
+                                  std::string subdomain, std::int64_t replicas,
+                                  std::int64_t pods_per_replica) {
+  PodEndpoints out;
+  out.pattern_ = true;
+  out.prefix_ = std::move(job_name);
+  out.prefix_.append("-").append(replicated_job).append("-");
+  out.suffix_ = "." + std::move(subdomain);
+  out.replicas_ = static_cast<std::uint64_t>(std::max<std::int64_t>(replicas, 0));
+  out.pods_per_replica_ = static_cast<std::uint64_t>(std::max<std::int64_t>(pods_per_replica, 0));
+  return out;
+}
+
+std::size_t PodEndpoints::size() const noexcept {
+  if (!pattern_) return names_.size();
+  constexpr std::uint64_t kMax = std::numeric_limits<std::size_t>::max();
+  if (pods_per_replica_ != 0 && replicas_ > kMax / pods_per_replica_) return kMax;
+  return static_cast<std::size_t>(replicas_ * pods_per_replica_);
+}
+
+std::string PodEndpoints::operator[](std::size_t index) const {
+  if (!pattern_) return names_[index];
+  const std::uint64_t i = index;
+  return prefix_ + std::to_string(i / pods_per_replica_) + "-" +
+         std::to_string(i % pods_per_replica_) + suffix_;
+}
+
+std::vector<std::string> PodEndpoints::to_vector() const {
+  if (!pattern_) return names_;
+  std::vector<std::string> out;
+  out.reserve(size());
+  for (auto name : *this) out.push_back(std::move(name));
+  return out;
+}
 
 Container* PodSet::find_container(std::string_view container_name) {
   return const_cast<Container*>(std::as_const(*this).find_container(container_name));

@@ -6,6 +6,7 @@
 
 #include "admission/admission_internal.hpp"
 #include "api/json_path.hpp"
+#include "framework/pod_count.hpp"
 #include "framework/runtime_identity.hpp"
 #include "framework/snapshot.hpp"
 #include "plugin/render_scope.hpp"
@@ -120,6 +121,11 @@ Result<RenderOutput> render_pipeline(const TrainJob& job_in, const RuntimeLookup
   Result<Info> info =
       live_info ? Result<Info>(std::move(*live_info)) : new_runtime_info(job, *spec);
   if (!info) return tl::unexpected(info.error());
+  // Admission refuses this too; render() may be called without it (the controller, embedders,
+  // a runtime snapshot), and no step below should be sized by an unbounded count.
+  if (auto too_many = detail::check_pod_count(*info, job)) {
+    return tl::unexpected(Error::invalid({std::move(*too_many)}));
+  }
   info->runtime = std::move(identity);
   if (auto r = framework->run_enforce_ml_policy(*info, job); !r) return tl::unexpected(r.error());
   if (auto r = framework->run_enforce_pod_group_policy(*info, job); !r) {

@@ -63,7 +63,8 @@ json::object pod_set_json(const PodSet& ps) {
   o["containers"] = containers_json(ps.containers);
   o["volumes"] = ps.volumes;
   json::array endpoints;
-  for (const auto& e : ps.endpoints) endpoints.emplace_back(e);
+  endpoints.reserve(ps.endpoints.size());
+  for (auto e : ps.endpoints) endpoints.emplace_back(std::move(e));
   o["endpoints"] = std::move(endpoints);
   json::object requests;
   for (const auto& [name, q] : ps.single_pod_requests) requests[name] = q.to_string();
@@ -145,8 +146,14 @@ void read_pod_set(DecodeContext& c, const json::value& v, const std::string& pat
       read_requests(c, m.value, m.path, out.single_pod_requests);
       return true;
     }
+    if (m.key == "endpoints") {
+      std::vector<std::string> names;
+      read_value(c, m.value, m.path, names);
+      out.endpoints = PodEndpoints(std::move(names));
+      return true;
+    }
     return m("name", out.name) || m("ancestor", out.ancestor) || m("count", out.count) ||
-           m("volumes", out.volumes) || m("endpoints", out.endpoints);
+           m("volumes", out.volumes);
   });
 }
 

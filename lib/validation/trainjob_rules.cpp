@@ -5,8 +5,11 @@
 #include "validation/quantity_rules.hpp"
 #include "validation/rules.hpp"
 
+#include "trainer/validation.hpp"
+
 #include <algorithm>
 #include <regex>
+#include <string>
 
 namespace trainer::detail {
 namespace {
@@ -117,6 +120,13 @@ void trainer_rules(const Trainer& trainer, const Trainer* old, Errors& errs) {
   if (trainer.args) string_list_rules(*trainer.args, child(path, "args"), errs);
   check_named_object_list(errs, child(path, "env"), trainer.env, 128, {"name"});
   if (trainer.num_nodes) check_minimum(errs, child(path, "numNodes"), *trainer.num_nodes, 0);
+  // libtrainer's own bound (the CRD has none): no runtime is needed to see that a TrainJob of
+  // this many nodes has more pods than any TrainJob may have.
+  if (trainer.num_nodes && *trainer.num_nodes > kMaxPodsPerTrainJob) {
+    errs.push_back(field_invalid(child(path, "numNodes"), boost::json::value(*trainer.num_nodes),
+                                 "must be no more than " + std::to_string(kMaxPodsPerTrainJob) +
+                                     ", the most pods a TrainJob may have"));
+  }
   if (trainer.resources_per_node) {
     check_resource_requirements(errs, child(path, "resourcesPerNode"),
                                 boost::json::value(*trainer.resources_per_node));

@@ -31,15 +31,9 @@ void sync_pod_network(Info& info, const TrainJob& job) {
     const auto& rjob = (*jobs)[i].get_object();
     const std::string rjob_name = detail::find_string(rjob, "name").value_or("");
     const std::int64_t replicas = detail::find_int(rjob, "replicas").value_or(1);
-    const std::int32_t pods = pod_sets[i].count.value_or(1);
-    auto& endpoints = pod_sets[i].endpoints;
-    endpoints.clear();
-    for (std::int64_t r = 0; r < replicas; ++r) {
-      for (std::int32_t p = 0; p < pods; ++p) {
-        endpoints.push_back(job_name + "-" + rjob_name + "-" + std::to_string(r) + "-" +
-                            std::to_string(p) + "." + subdomain);
-      }
-    }
+    // Named on demand: only an output that lists every pod pays for a string per pod.
+    pod_sets[i].endpoints = PodEndpoints::jobset(job_name, rjob_name, subdomain, replicas,
+                                                 pod_sets[i].count.value_or(1));
   }
 }
 

@@ -17,6 +17,8 @@
 namespace trainer::plugins::detail::mpi {
 
 inline constexpr const char* kLauncher = "launcher";
+/// The most slots a hostfile may list (hosts x slots per host): an MPI rank is a C int.
+inline constexpr std::int64_t kMaxMpiSlots = 2147483647;
 inline constexpr const char* kOpenMPI = "OpenMPI";
 inline constexpr const char* kDefaultSshAuthMountPath = "/root/.ssh";
 inline constexpr const char* kSshAuthVolumeName = "mpi-ssh-auth";

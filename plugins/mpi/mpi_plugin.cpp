@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <limits>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -48,6 +49,49 @@ Result<void> check_implementation(const MPIMLPolicySource& mpi) {
                                            "(mlPolicy.mpi.mpiImplementation)");
 }
 
+// The slots of each host: the TrainJob's numProcPerNode, else the runtime's, else (when that is
+// 1) the GPUs of a node.
+Result<std::int32_t> resolved_slots(const MPIMLPolicySource& mpi, const Info& info,
+                                    const TrainJob& job) {
+  if (job.spec.trainer && job.spec.trainer->num_proc_per_node) {
+    return *job.spec.trainer->num_proc_per_node;
+  }
+  const std::int32_t runtime_slots = mpi.num_proc_per_node.value_or(1);
+  if (runtime_slots != 1) return runtime_slots;
+  auto gpus = gpu_count_per_node(resources_per_node(info, job));
+  if (!gpus) return tl::unexpected(std::move(gpus.error()));
+  if (*gpus <= 1) return runtime_slots;
+  return static_cast<std::int32_t>(
+      std::min<std::int64_t>(*gpus, std::numeric_limits<std::int32_t>::max()));
+}
+
+// An MPI rank is a C int: the hostfile's slots (hosts x slots per host) must fit in one. The
+// hosts are `numNodes` (the launcher among them with runLauncherAsNode), else the runtime's.
+std::optional<FieldError> slots_error(const MPIMLPolicySource& mpi, const Info& info,
+                                      const TrainJob& job) {
+  auto slots = resolved_slots(mpi, info, job);
+  if (!slots) return std::nullopt;  // the enforce step reports it
+  // A plain pointer, not a copied optional: g++ 12 then sees no maybe-uninitialized read.
+  const std::int32_t* job_nodes =
+      job.spec.trainer && job.spec.trainer->num_nodes ? &*job.spec.trainer->num_nodes : nullptr;
+  const std::int64_t hosts = std::max<std::int64_t>(
+      job_nodes != nullptr ? *job_nodes : info.runtime_policy.ml_policy->num_nodes.value_or(1), 1);
+  const std::int64_t total = hosts * std::max<std::int64_t>(*slots, 1);
+  if (total <= kMaxMpiSlots) return std::nullopt;
+  const bool job_slots = job.spec.trainer && job.spec.trainer->num_proc_per_node;
+  const std::string why = ": " + std::to_string(hosts) + " nodes x " + std::to_string(*slots) +
+                          " slots is " + std::to_string(total) + " MPI processes, more than " +
+                          std::to_string(kMaxMpiSlots) + " (an MPI rank is a C int)";
+  if (job_slots) {
+    return field_invalid("spec.trainer.numProcPerNode", json::value(*slots),
+                         "must be no more than " + std::to_string(kMaxMpiSlots / hosts) + why);
+  }
+  return field_invalid("spec.trainer.numNodes",
+                       job_nodes != nullptr ? json::value(*job_nodes) : json::value(nullptr),
+                       "must be no more than " +
+                           std::to_string(kMaxMpiSlots / std::max<std::int64_t>(*slots, 1)) + why);
+}
+
 // Hosts of the hostfile: `node`, and `launcher` when it runs as a node (upstream `isNode`).
 bool is_node(bool run_launcher_as_node, const PodSet& ps) {
   return (run_launcher_as_node && ps.name == kLauncher) || ps.name == kNodeName;
@@ -79,6 +123,9 @@ class MPIPlugin final : public CustomValidationPlugin,
     if (auto reserved = reserved_env_error(trainer.env, is_reserved)) {
       result.errors.push_back(std::move(*reserved));
     }
+    if (auto too_many = slots_error(*mpi, info, new_job)) {
+      result.errors.push_back(std::move(*too_many));
+    }
     return result;
   }
 
@@ -99,15 +146,11 @@ class MPIPlugin final : public CustomValidationPlugin,
     }
 
     // Slots, written back into the policy for the hostfile and the env.
-    if (trainer != nullptr && trainer->num_proc_per_node) {
-      mpi->num_proc_per_node = trainer->num_proc_per_node;
-    } else if (mpi->num_proc_per_node.value_or(1) == 1) {
-      auto gpus = gpu_count_per_node(resources_per_node(info, job));
-      if (!gpus) return tl::unexpected(std::move(gpus.error()));
-      if (*gpus > 1) {
-        mpi->num_proc_per_node = static_cast<std::int32_t>(
-            std::min<std::int64_t>(*gpus, std::numeric_limits<std::int32_t>::max()));
-      }
+    auto resolved = resolved_slots(*mpi, info, job);
+    if (!resolved) return tl::unexpected(std::move(resolved.error()));
+    if ((trainer != nullptr && trainer->num_proc_per_node) ||
+        *resolved != mpi->num_proc_per_node.value_or(1)) {
+      mpi->num_proc_per_node = *resolved;
     }
     const std::int32_t slots = mpi->num_proc_per_node.value_or(1);
     const std::string job_name_ = job_name(job);

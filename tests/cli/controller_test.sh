@@ -191,6 +191,35 @@ YAML
     has plugin-nnodes "$jobset" '\{"name":"PADDLE_NNODES","value":"2"\}'
     has plugin-port "$jobset" '"ports":\[\{"containerPort":36543,"name":"master"'
     ;;
+  oversize)
+    # A TrainJob of 2147483647 nodes, which the API server accepts (no webhook here) and which
+    # once crash-looped the controller out of memory: under a 4 GiB address-space cap, --once
+    # marks it Failed with the reason, the admission error and an Event, and still gives the
+    # normal TrainJob its JobSet.
+    run 0 apply -- apply -n "$ns" -f "$data/runtime.yaml" -f "$data/trainjob.yaml"
+    api POST "/apis/trainer.kubeflow.org/v1alpha1/namespaces/$ns/trainjobs" \
+      '{"apiVersion":"trainer.kubeflow.org/v1alpha1","kind":"TrainJob","metadata":{"name":"huge"},"spec":{"runtimeRef":{"name":"torch-small","kind":"TrainingRuntime"},"trainer":{"numNodes":2147483647}}}' \
+      >/dev/null || { echo "FAIL oversize-create"; failures=$((failures + 1)); }
+    capped_once() {  # capped_once NAME: controller --once under the cap; $err is its stderr
+      (ulimit -v 4194304 && exec timeout 60 "$ctl" controller -n "$ns" --once) >"$tmp/out" 2>"$tmp/err"
+      local rc=$?
+      err=$(cat "$tmp/err")
+      if [[ $rc -ne 0 ]]; then echo "FAIL $1: exit $rc"; echo "$err" | head -c 2000; failures=$((failures + 1)); fi
+    }
+    capped_once oversize-once
+    has oversize-normal "$err" "$(line_re mnist)applied=[^ ]*jobset.jobset.x-k8s.io/mnist"
+    api GET "$(jobset_path mnist)" >/dev/null || { echo "FAIL oversize-jobset: no JobSet for mnist"; failures=$((failures + 1)); }
+    if api GET "$(jobset_path huge)" >/dev/null 2>&1; then echo "FAIL oversize: a JobSet for huge"; failures=$((failures + 1)); fi
+    huge=$(api GET "/apis/trainer.kubeflow.org/v1alpha1/namespaces/$ns/trainjobs/huge" | tr -d '\n')
+    has oversize-failed "$huge" '"status": *"True", *"type": *"Failed"'
+    has oversize-reason "$huge" '"reason": *"TrainJobValidationFailed"'
+    has oversize-message "$huge" 'spec.trainer.numNodes: Invalid value: 2147483647: must be no more than 100000'
+    events=$(api GET "/apis/events.k8s.io/v1/namespaces/$ns/events" | tr -d '\n')
+    has oversize-event "$events" '"reason": *"TrainJobValidationFailed"'
+    has oversize-event-note "$events" 'TrainJob refused by admission: spec.trainer.numNodes: Invalid value: 2147483647'
+    # Terminal: a second pass leaves it Failed and succeeds.
+    capped_once oversize-again
+    ;;
   oncefail)
     # The TrainJob's runtime exists nowhere: its reconcile fails, --once exits 1 and says why.
     run 0 apply -- apply -n "$ns" -f "$data/trainjob.yaml"

@@ -265,6 +265,20 @@ TEST_CASE("the creation-failed note cuts the error at 950 bytes and appends ' ..
   CHECK(controller::detail::creation_failed_note(utf8) == prefix + std::string(949, 'e') + " ...");
 }
 
+TEST_CASE("a refused TrainJob's note and condition message are cut within their limits") {
+  CHECK(controller::detail::validation_failed_note("spec.x: Invalid value") ==
+        "TrainJob refused by admission: spec.x: Invalid value");
+  const std::string long_errors(950, 'e');
+  CHECK(controller::detail::validation_failed_note(long_errors + "x") ==
+        "TrainJob refused by admission: " + long_errors + " ...");
+  // metav1.Condition's message is at most 32768 bytes.
+  CHECK(controller::detail::condition_message("short") == "short");
+  const std::string huge(40000, 'm');
+  const std::string message = controller::detail::condition_message(huge);
+  CHECK(message.size() == 32768);
+  CHECK(message.substr(message.size() - 4) == " ...");
+}
+
 TEST_CASE("the Warning event is controller-runtime's events.k8s.io/v1 object") {
   auto j = job();
   j.metadata.uid = "u-1";

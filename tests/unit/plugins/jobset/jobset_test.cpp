@@ -104,10 +104,13 @@ TEST_CASE("PreBuildSync: endpoints per replica and pod, parallelism on every job
   auto info = f.info(j);
   REQUIRE(f.pre().pre_build_sync(info, j));
   const auto& sets = info.template_spec.pod_sets;
-  CHECK(sets[0].endpoints == std::vector<std::string>{"tj-dataset-initializer-0-0.sub"});
-  CHECK(sets[1].endpoints == std::vector<std::string>{"tj-node-0-0.sub", "tj-node-0-1.sub"});
-  CHECK(sets[2].endpoints == std::vector<std::string>{"tj-other-0-0.sub", "tj-other-0-1.sub",
-                                                      "tj-other-1-0.sub", "tj-other-1-1.sub"});
+  CHECK(sets[0].endpoints.to_vector() ==
+        std::vector<std::string>{"tj-dataset-initializer-0-0.sub"});
+  CHECK(sets[1].endpoints.to_vector() ==
+        std::vector<std::string>{"tj-node-0-0.sub", "tj-node-0-1.sub"});
+  CHECK(sets[2].endpoints.to_vector() ==
+        std::vector<std::string>{"tj-other-0-0.sub", "tj-other-0-1.sub", "tj-other-1-0.sub",
+                                 "tj-other-1-1.sub"});
   const auto& jobs = info.template_spec.jobset_spec.at("replicatedJobs").get_array();
   CHECK(jobs[0].at("template").at("spec").at("parallelism") == 1);
   CHECK(jobs[0].at("template").at("spec").at("completions") == 1);
@@ -317,4 +320,39 @@ TEST_CASE("Validate: runtime patches change only while suspended and inactive (J
         "RuntimePatches cannot be modified when the JobSet's ReplicatedJob node is still active");
   // Unchanged patches are never checked.
   CHECK(f.validator().validate(f.info(old_job), &old_job, old_job, f.ctx).ok());
+}
+
+TEST_CASE("PreBuildSync: endpoints of a very large PodSet are named on demand") {
+  // The endpoints are a pattern: a PodSet of kMaxPodsPerTrainJob pods (or, for a render that
+  // skipped admission, of INT32_MAX pods) costs no string per pod until one is asked for.
+  Fixture f;
+  for (const std::int32_t nodes : {std::int32_t{100000}, std::int32_t{2147483647}}) {
+    const auto j = job("  trainer: {numNodes: " + std::to_string(nodes) + "}\n");
+    auto info = f.info(j);
+    info.template_spec.pod_sets[1].count = nodes;
+    REQUIRE(f.pre().pre_build_sync(info, j));
+    const auto& node = info.template_spec.pod_sets[1].endpoints;
+    CHECK(node.size() == static_cast<std::size_t>(nodes));
+    CHECK(node.front() == "tj-node-0-0.sub");
+    CHECK(node[static_cast<std::size_t>(nodes) - 1] ==
+          "tj-node-0-" + std::to_string(nodes - 1) + ".sub");
+    // Iteration yields the same names, in order.
+    auto it = node.begin();
+    CHECK(*it == "tj-node-0-0.sub");
+    CHECK(*++it == "tj-node-0-1.sub");
+  }
+}
+
+TEST_CASE("PodEndpoints: replica-major pattern, explicit lists, empty") {
+  const auto e = trainer::PodEndpoints::jobset("j", "w", "s", 2, 3);
+  CHECK(e.size() == 6);
+  CHECK(e.to_vector() == std::vector<std::string>{"j-w-0-0.s", "j-w-0-1.s", "j-w-0-2.s",
+                                                  "j-w-1-0.s", "j-w-1-1.s", "j-w-1-2.s"});
+  const trainer::PodEndpoints list = {"a", "b"};
+  CHECK(list.size() == 2);
+  CHECK(list[1] == "b");
+  CHECK(std::vector<std::string>(list.begin(), list.end()) == std::vector<std::string>{"a", "b"});
+  CHECK(trainer::PodEndpoints().empty());
+  CHECK(trainer::PodEndpoints::jobset("j", "w", "s", 0, 3).empty());
+  CHECK(trainer::PodEndpoints::jobset("j", "w", "s", -1, 3).empty());
 }
