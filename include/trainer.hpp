@@ -400,6 +400,12 @@ struct ClientOptions {
   double qps = 0;                                ///< requests per second; negative: none [5]
   int burst = 0;                                 ///< [10]
   std::string user_agent;
+  /// Bound on one response body (one object, one page of a list), after gzip decoding; over
+  /// it a call fails with ErrorCode::kLimit naming the limit [256 MiB].
+  std::uint64_t max_response_bytes = 0;
+  /// Bound on one watch event (one object); over it Client::watch() ends with ErrorCode::kLimit
+  /// [16 MiB].
+  std::uint64_t max_watch_event_bytes = 0;
   /// Server, admission and configuration warnings; called from the threads that make calls,
   /// possibly at once. An exception it throws is dropped (a warning never fails a call).
   std::function<void(std::string_view)> on_warning;
@@ -533,6 +539,8 @@ class Client {
     opts.qps = options.qps;
     opts.burst = static_cast<std::int32_t>(options.burst);
     opts.user_agent = detail::c_str(options.user_agent);
+    opts.max_response_bytes = options.max_response_bytes;
+    opts.max_watch_event_bytes = options.max_watch_event_bytes;
     if (options.on_warning) {
       // Released by the library (warning_free), also when the call fails.
       opts.on_warning = detail::warning_trampoline;

@@ -61,8 +61,12 @@ typedef trainer_status (*trainer_warning_fn)(void* user_data, const char* text, 
 
 /** Options of trainer_client_new(). A pointer left NULL (or a string left "") and a number
  *  left 0 mean the default in brackets. Initialise with TRAINER_CLIENT_OPTIONS_INIT or
- *  trainer_client_options_init(); fields are only ever appended. Strings are borrowed for the
- *  call (NUL-terminated). @since 0.1 */
+ *  trainer_client_options_init(); fields are only ever appended, and `version` says which
+ *  fields the caller's struct has: the library reads a field only when `version` is at least
+ *  the version that added it (a caller built against an older header passes its shorter struct
+ *  and gets the defaults of the newer fields). A `version` of 0 or above
+ *  TRAINER_CLIENT_OPTIONS_VERSION is refused with TRAINER_E_INVALID_ARGUMENT. Strings are
+ *  borrowed for the call (NUL-terminated). @since 0.1 */
 typedef struct trainer_client_options {
   uint32_t version;              /**< TRAINER_CLIENT_OPTIONS_VERSION */
   const char* kubeconfig;        /**< kubectl's `--kubeconfig`: only this file [`$KUBECONFIG`
@@ -84,15 +88,36 @@ typedef struct trainer_client_options {
                                               trainer_client_new() fails (not for NULL options
                                               or an unsupported version, whose fields are not
                                               read); may be NULL */
+  /** Bound on the body of one response (one object, one page of a list, an error's Status),
+   *  counted after gzip decoding [256 MiB]: a larger one is refused by its `Content-Length` or
+   *  cut at the first byte past the bound, and the call fails with TRAINER_E_LIMIT naming the
+   *  request and the limit (`GET "https://host:6443/api/...": the response exceeds the 1 KiB
+   *  limit (ClientOptions::max_response_bytes); a list can be paged with ...`). Followed logs
+   *  and watch streams are bounded per event instead (docs/cluster.md, "Limits"). A value
+   *  above SIZE_MAX is TRAINER_E_INVALID_ARGUMENT. Read only when `version` >= 2; a library
+   *  that predates this field refuses version 2 (trainer_client_options_init() returns
+   *  TRAINER_E_INVALID_ARGUMENT), which tells a caller at run time. @since 0.1.0, struct
+   *  version 2 */
+  uint64_t max_response_bytes;
+  /** Bound on one event (one object) of a watch stream [16 MiB]: a larger one ends
+   *  trainer_cluster_watch() with TRAINER_E_LIMIT naming the request and the limit
+   *  (`... a watch event exceeds the 16 MiB limit (ClientOptions::max_watch_event_bytes)`),
+   *  without resuming. A value above SIZE_MAX is TRAINER_E_INVALID_ARGUMENT. Read only when
+   *  `version` >= 2. @since 0.1.0, struct version 2 */
+  uint64_t max_watch_event_bytes;
 } trainer_client_options;
 
-#define TRAINER_CLIENT_OPTIONS_VERSION 1
+/** Struct versions: 1 ends with `warning_user_data_free`; 2 adds `max_response_bytes` and
+ *  `max_watch_event_bytes`. */
+#define TRAINER_CLIENT_OPTIONS_VERSION 2
 #define TRAINER_CLIENT_OPTIONS_INIT \
-  { TRAINER_CLIENT_OPTIONS_VERSION, NULL, NULL, NULL, 0, 0, 0, NULL, NULL, NULL, NULL }
+  { TRAINER_CLIENT_OPTIONS_VERSION, NULL, NULL, NULL, 0, 0, 0, NULL, NULL, NULL, NULL, 0, 0 }
 
-/** Initialises `opts` like TRAINER_CLIENT_OPTIONS_INIT for struct version `version`.
- *  Errors: TRAINER_E_INVALID_ARGUMENT when `opts` is NULL or `version` is not supported.
- *  Thread-safe. @since 0.1 */
+/** Initialises `opts` like TRAINER_CLIENT_OPTIONS_INIT for struct version `version`: sets
+ *  `version` and the defaults of the fields that version has, and writes nothing beyond them
+ *  (a caller built against an older header passes its older version and its shorter struct).
+ *  Errors: TRAINER_E_INVALID_ARGUMENT when `opts` is NULL or `version` is 0 or above
+ *  TRAINER_CLIENT_OPTIONS_VERSION. Thread-safe. @since 0.1 */
 TRAINER_API trainer_status trainer_client_options_init(trainer_client_options* opts,
                                                        uint32_t version);
 

@@ -139,3 +139,29 @@ TEST_CASE("trainer.hpp CancelToken ends a wait from another thread") {
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));
   CHECK(token->cancelled());
 }
+
+TEST_CASE("trainer.hpp Client: max_response_bytes reaches the client (TRAINER_E_LIMIT)") {
+  const Server server = Server::get();
+  std::string ns;
+  abi::Client admin = server.client("cpp-limit", ns);
+  REQUIRE(admin.apply(std::string(kRuntime) + "---\n" + trainjob("job-a", 1)).has_value());
+
+  abi::ClientOptions options;
+  options.kubeconfig = server.dir + "/kubeconfig";
+  options.namespace_ = ns;
+  options.qps = -1;
+  options.max_response_bytes = 1024;
+  auto small = abi::Client::create(options);
+  REQUIRE(small.has_value());
+  auto job = small->get("trainjob", "", "job-a");
+  REQUIRE_FALSE(job.has_value());
+  CHECK(job.error().code == ErrorCode::kLimit);
+  CHECK(job.error().message.find("1 KiB limit (ClientOptions::max_response_bytes)") !=
+        std::string::npos);
+
+  // The default (0) keeps 256 MiB.
+  options.max_response_bytes = 0;
+  auto plain = abi::Client::create(options);
+  REQUIRE(plain.has_value());
+  CHECK(plain->get("trainjob", "", "job-a").has_value());
+}
