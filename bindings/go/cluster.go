@@ -61,6 +61,12 @@ type ClientOptions struct {
 	QPS            float64 // client-side rate limit, requests per second; negative: none [5]
 	Burst          int     // rate limiter burst [10]
 	UserAgent      string  // [libtrainer/<version> (linux/<arch>)]
+	// MaxResponseBytes bounds one response body (one object, one page of a list), after gzip
+	// decoding; over it a call fails with CodeLimit naming max_response_bytes [256 MiB].
+	MaxResponseBytes uint64
+	// MaxWatchEventBytes bounds one watch event (one object); over it Watch ends with
+	// CodeLimit naming max_watch_event_bytes [16 MiB].
+	MaxWatchEventBytes uint64
 	// OnWarning receives the API server's warnings, local admission warnings of Apply and
 	// configuration warnings. It may be called from several goroutines at once.
 	OnWarning func(text string)
@@ -99,6 +105,8 @@ func NewClient(opts *ClientOptions) (*Client, error) {
 		copts.qps = C.double(opts.QPS)
 		copts.burst = C.int32_t(opts.Burst)
 		copts.user_agent = strs.get(opts.UserAgent)
+		copts.max_response_bytes = C.uint64_t(opts.MaxResponseBytes)
+		copts.max_watch_event_bytes = C.uint64_t(opts.MaxWatchEventBytes)
 		if opts.OnWarning != nil {
 			// Deleted by goTrainerWarningFree when the library lets go of it.
 			h := cgo.NewHandle(&warningSink{fn: opts.OnWarning})

@@ -220,6 +220,26 @@ func TestClusterApplyGetList(t *testing.T) {
 	}
 }
 
+func TestClusterMaxResponseBytes(t *testing.T) {
+	server, ns, client := clusterFixture(t)
+	ctx := context.Background()
+	applyJob(t, client, "job-a")
+	small, err := NewClient(&ClientOptions{Kubeconfig: filepath.Join(server.dir, "kubeconfig"), Namespace: ns, QPS: -1, MaxResponseBytes: 1024})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer small.Close()
+	_, err = small.Get(ctx, "trainjob", "", "job-a", FormatJSON)
+	var te *Error
+	if !errors.Is(err, ErrLimit) || !errors.As(err, &te) || !strings.Contains(te.Message, "1 KiB limit (ClientOptions::max_response_bytes)") {
+		t.Fatalf("Get with MaxResponseBytes 1024 = %v", err)
+	}
+	// 0 keeps the default.
+	if _, err := client.Get(ctx, "trainjob", "", "job-a", FormatJSON); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestClusterErrors(t *testing.T) {
 	_, _, client := clusterFixture(t)
 	ctx := context.Background()

@@ -122,6 +122,12 @@ pub struct ClientOptions {
     pub burst: Option<u32>,
     /// [`libtrainer/<version> (linux/<arch>)`].
     pub user_agent: Option<String>,
+    /// Bound on one response body (one object, one page of a list), after gzip decoding; over
+    /// it a call fails with [`Code::LIMIT`] naming `max_response_bytes` \[256 MiB\].
+    pub max_response_bytes: Option<u64>,
+    /// Bound on one watch event (one object); over it [`Client::watch`] ends with
+    /// [`Code::LIMIT`] naming `max_watch_event_bytes` \[16 MiB\].
+    pub max_watch_event_bytes: Option<u64>,
     pub on_warning: Option<WarningFn>,
 }
 
@@ -176,6 +182,8 @@ impl Client {
             None => 0,
         };
         opts.user_agent = strs.opt(&options.user_agent)?;
+        opts.max_response_bytes = options.max_response_bytes.unwrap_or(0);
+        opts.max_watch_event_bytes = options.max_watch_event_bytes.unwrap_or(0);
         if let Some(f) = options.on_warning {
             // Freed by the library through warning_free, also when the call fails.
             opts.on_warning = Some(warning_trampoline);

@@ -97,6 +97,26 @@ fn client_without_kubeconfig_fails_and_frees_its_warning_handler() {
 }
 
 #[test]
+fn max_response_bytes_reaches_the_client() {
+    let Some(server) = Server::get("max_response_bytes_reaches_the_client") else { return };
+    let (ns, client) = server.namespace_and_client("limit");
+    apply_job(&client, "job-a");
+    let small = Client::new(ClientOptions {
+        kubeconfig: Some(server.kubeconfig()),
+        namespace: Some(ns.clone()),
+        qps: Some(-1.0),
+        max_response_bytes: Some(1024),
+        ..Default::default()
+    })
+    .expect("client");
+    let err = small.get("trainjob", "", "job-a", Format::Json, &Default::default()).unwrap_err();
+    assert_eq!(err.code, Code::LIMIT, "{err}");
+    assert!(err.message.contains("1 KiB limit (ClientOptions::max_response_bytes)"), "{err}");
+    // None keeps the default.
+    client.get("trainjob", &ns, "job-a", Format::Json, &Default::default()).unwrap();
+}
+
+#[test]
 fn apply_get_list_delete() {
     let Some(server) = Server::get("apply_get_list_delete") else { return };
     let (ns, client) = server.namespace_and_client("crud");
