@@ -409,6 +409,10 @@ struct ClientOptions {
   /// Server, admission and configuration warnings; called from the threads that make calls,
   /// possibly at once. An exception it throws is dropped (a warning never fails a call).
   std::function<void(std::string_view)> on_warning;
+  /// The client's retry lines (a watch or its list that failed and is retried, with the cause
+  /// and the wait; a `Retry-After` retry); called from the threads that make calls, possibly at
+  /// once. An exception it throws is dropped.
+  std::function<void(std::string_view)> on_log;
 };
 
 /// One object Client::apply() applied.
@@ -546,6 +550,12 @@ class Client {
       opts.on_warning = detail::warning_trampoline;
       opts.warning_user_data = new detail::WarningFn(options.on_warning);
       opts.warning_user_data_free = detail::warning_free;
+    }
+    if (options.on_log) {
+      // The same shape as a warning; released by the library, also when the call fails.
+      opts.on_log = detail::warning_trampoline;
+      opts.log_user_data = new detail::WarningFn(options.on_log);
+      opts.log_user_data_free = detail::warning_free;
     }
     trainer_client* client = nullptr;
     trainer_error* err = nullptr;

@@ -21,6 +21,13 @@ static void go_trainer_set_warning(trainer_client_options* o, uintptr_t handle) 
   o->warning_user_data_free = goTrainerWarningFree;
 }
 
+// The log callback has the warning callback's shape, so it shares its Go functions.
+static void go_trainer_set_log(trainer_client_options* o, uintptr_t handle) {
+  o->on_log = (trainer_client_log_fn)goTrainerWarning;
+  o->log_user_data = (void*)handle;
+  o->log_user_data_free = goTrainerWarningFree;
+}
+
 static trainer_status go_trainer_cluster_watch(trainer_client* c, const char* ns,
                                                const trainer_cluster_watch_options* o,
                                                uintptr_t handle, trainer_error** err) {
@@ -70,6 +77,10 @@ type ClientOptions struct {
 	// OnWarning receives the API server's warnings, local admission warnings of Apply and
 	// configuration warnings. It may be called from several goroutines at once.
 	OnWarning func(text string)
+	// OnLog receives what the client recovers from by itself, one line each: a watch (or its
+	// list) that failed and is retried, with the cause and the wait, and a Retry-After retry.
+	// It may be called from several goroutines at once.
+	OnLog func(line string)
 }
 
 // Client is a Kubernetes API client for the TrainJob operations (trainer_client). Its methods
@@ -111,6 +122,11 @@ func NewClient(opts *ClientOptions) (*Client, error) {
 			// Deleted by goTrainerWarningFree when the library lets go of it.
 			h := cgo.NewHandle(&warningSink{fn: opts.OnWarning})
 			C.go_trainer_set_warning(&copts, C.uintptr_t(h))
+		}
+		if opts.OnLog != nil {
+			// Deleted by goTrainerWarningFree when the library lets go of it.
+			h := cgo.NewHandle(&warningSink{fn: opts.OnLog})
+			C.go_trainer_set_log(&copts, C.uintptr_t(h))
 		}
 	}
 	var c *C.trainer_client

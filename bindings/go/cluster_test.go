@@ -238,6 +238,21 @@ func TestClusterMaxResponseBytes(t *testing.T) {
 	if _, err := client.Get(ctx, "trainjob", "", "job-a", FormatJSON); err != nil {
 		t.Fatal(err)
 	}
+
+	// OnLog is handed to the library (a Go watch has no per-call bound with which to force a
+	// retry here; c_cluster_test and the Rust test see a retry line): a client with it works and
+	// closes, which releases the handler's handle.
+	logging, err := NewClient(&ClientOptions{Kubeconfig: filepath.Join(server.dir, "kubeconfig"), Namespace: ns, QPS: -1,
+		OnLog: func(line string) { t.Logf("client log: %s", line) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := logging.Get(ctx, "trainjob", "", "job-a", FormatJSON); err != nil {
+		t.Fatal(err)
+	}
+	if err := logging.Close(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func TestClusterErrors(t *testing.T) {

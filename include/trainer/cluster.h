@@ -59,6 +59,16 @@ TRAINER_API void trainer_cancel_token_free(TRAINER_OWN trainer_cancel_token* tok
  *  TRAINER_OK. @since 0.1 */
 typedef trainer_status (*trainer_warning_fn)(void* user_data, const char* text, size_t len);
 
+/** Receives one line of what the client recovers from by itself, as client-go logs it: a watch
+ *  (or its list) that failed and is retried, with the cause and the wait before the next try
+ *  (`watch of trainjobs.trainer.kubeflow.org in namespace "ns" failed, retrying in 1.2s: ...`),
+ *  and a `Retry-After` retry with the wait really taken. `line` (`len` bytes, NUL-terminated
+ *  too) is borrowed for the call. Called on the thread of the call that retries, so possibly
+ *  from several threads at once when the client is used concurrently; it must not free the
+ *  client (it may cancel a trainer_cancel_token). The return value is ignored (a log line
+ *  never stops a call): return TRAINER_OK. @since 0.1.0, trainer_client_options version 2 */
+typedef trainer_status (*trainer_client_log_fn)(void* user_data, const char* line, size_t len);
+
 /** Options of trainer_client_new(). A pointer left NULL (or a string left "") and a number
  *  left 0 mean the default in brackets. Initialise with TRAINER_CLIENT_OPTIONS_INIT or
  *  trainer_client_options_init(); fields are only ever appended, and `version` says which
@@ -105,13 +115,25 @@ typedef struct trainer_client_options {
    *  without resuming. A value above SIZE_MAX is TRAINER_E_INVALID_ARGUMENT. Read only when
    *  `version` >= 2. @since 0.1.0, struct version 2 */
   uint64_t max_watch_event_bytes;
+  /** The client's retry lines; NULL: dropped. Read only when `version` >= 2. @since 0.1.0,
+   *  struct version 2 */
+  trainer_client_log_fn on_log;
+  void* log_user_data;               /**< passed to on_log; struct version 2 */
+  void (*log_user_data_free)(void*); /**< called once with log_user_data when the client is
+                                          freed, or at once when trainer_client_new() fails
+                                          (not for NULL options or an unsupported version,
+                                          whose fields are not read); may be NULL; struct
+                                          version 2 */
 } trainer_client_options;
 
-/** Struct versions: 1 ends with `warning_user_data_free`; 2 adds `max_response_bytes` and
- *  `max_watch_event_bytes`. */
+/** Struct versions: 1 ends with `warning_user_data_free`; 2 adds `max_response_bytes`,
+ *  `max_watch_event_bytes`, `on_log`, `log_user_data` and `log_user_data_free`. */
 #define TRAINER_CLIENT_OPTIONS_VERSION 2
-#define TRAINER_CLIENT_OPTIONS_INIT \
-  { TRAINER_CLIENT_OPTIONS_VERSION, NULL, NULL, NULL, 0, 0, 0, NULL, NULL, NULL, NULL, 0, 0 }
+#define TRAINER_CLIENT_OPTIONS_INIT                                                                \
+  {                                                                                                \
+    TRAINER_CLIENT_OPTIONS_VERSION, NULL, NULL, NULL, 0, 0, 0, NULL, NULL, NULL, NULL, 0, 0, NULL, \
+        NULL, NULL                                                                                 \
+  }
 
 /** Initialises `opts` like TRAINER_CLIENT_OPTIONS_INIT for struct version `version`: sets
  *  `version` and the defaults of the fields that version has, and writes nothing beyond them
@@ -140,8 +162,8 @@ typedef struct trainer_client trainer_client;
 TRAINER_API trainer_status trainer_client_new(const trainer_client_options* opts,
                                               TRAINER_OWN trainer_client** out,
                                               trainer_error** err);
-/** Frees a client (calls the warning user_data_free). No call on it may be running. NULL is a
- *  no-op. @since 0.1 */
+/** Frees a client (calls the warning and log user_data_free). No call on it may be running. NULL is
+ * a no-op. @since 0.1 */
 TRAINER_API void trainer_client_free(TRAINER_OWN trainer_client* client);
 /** The namespace used where a call passes NULL or "" (the options', the context's, else
  *  "default"), borrowed from the client (valid until it is freed); "" for NULL. @since 0.1 */

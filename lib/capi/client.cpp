@@ -68,6 +68,9 @@ trainer_status trainer_client_options_init(trainer_client_options* opts, uint32_
     if (version >= 2) {
       opts->max_response_bytes = 0;
       opts->max_watch_event_bytes = 0;
+      opts->on_log = nullptr;
+      opts->log_user_data = nullptr;
+      opts->log_user_data_free = nullptr;
     }
     return TRAINER_OK;
   });
@@ -79,9 +82,14 @@ trainer_status trainer_client_new(const trainer_client_options* opts, trainer_cl
   const bool readable =
       opts == nullptr || (opts->version >= 1 && opts->version <= TRAINER_CLIENT_OPTIONS_VERSION);
   PendingUserData pending;
+  PendingUserData pending_log;
   if (opts != nullptr && readable) {
     pending.free_fn = opts->warning_user_data_free;
     pending.user_data = opts->warning_user_data;
+    if (opts->version >= 2) {
+      pending_log.free_fn = opts->log_user_data_free;
+      pending_log.user_data = opts->log_user_data;
+    }
   }
   return guard(err, [&]() -> trainer_status {
     auto sink = std::make_shared<trainer::capi::WarningSink>();
@@ -90,6 +98,14 @@ trainer_status trainer_client_new(const trainer_client_options* opts, trainer_cl
       sink->user_data = opts->warning_user_data;
       sink->user_data_free = pending.free_fn;
       pending.free_fn = nullptr;
+    }
+    // The log callback has the shape of the warning callback (text, length; result ignored).
+    auto log_sink = std::make_shared<trainer::capi::WarningSink>();
+    if (opts != nullptr && readable && opts->version >= 2) {
+      log_sink->fn = opts->on_log;
+      log_sink->user_data = opts->log_user_data;
+      log_sink->user_data_free = pending_log.free_fn;
+      pending_log.free_fn = nullptr;
     }
     if (out == nullptr) return set_error(err, TRAINER_E_INVALID_ARGUMENT, "out is NULL");
     *out = nullptr;
@@ -135,13 +151,16 @@ trainer_status trainer_client_new(const trainer_client_options* opts, trainer_cl
     if (sink->fn != nullptr) {
       client_options.on_warning = [sink](std::string_view text) { sink->warn(text); };
     }
+    if (log_sink->fn != nullptr) {
+      client_options.on_log = [log_sink](std::string_view line) { log_sink->warn(line); };
+    }
     auto config = kube::load_config(load);
     if (!config) return set_error(err, config.error());
     for (const auto& warning : config->warnings) sink->warn(warning);
     std::string server = config->server;
     auto client = kube::Client::create(std::move(*config), std::move(client_options));
     if (!client) return set_error(err, client.error());
-    *out = new trainer_client{std::move(*client), sink, std::move(server)};
+    *out = new trainer_client{std::move(*client), sink, log_sink, std::move(server)};
     return TRAINER_OK;
   });
 }

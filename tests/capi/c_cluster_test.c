@@ -262,6 +262,30 @@ static trainer_status count_event(void* user, const char* type, const char* obje
   return TRAINER_CALLBACK_CONTINUE;
 }
 
+/* on_log of trainer_client_options version 2: the lines, and how often the user data was freed. */
+static char g_log_line[1024];
+static int g_log_lines;
+static int g_log_frees;
+static trainer_cancel_token* g_log_cancel;
+static trainer_status on_log_line(void* user, const char* line, size_t len) {
+  CHECK(user == &g_log_frees);
+  CHECK(strlen(line) == len);
+  if (g_log_lines++ == 0) snprintf(g_log_line, sizeof g_log_line, "%s", line);
+  trainer_cancel_token_cancel(g_log_cancel);
+  return TRAINER_OK;
+}
+static void count_log_free(void* user) {
+  CHECK(user == &g_log_frees);
+  ++g_log_frees;
+}
+static trainer_status stop_at_first(void* user, const char* type, const char* object, size_t len) {
+  (void)type;
+  (void)object;
+  (void)len;
+  ++*(int*)user;
+  return TRAINER_CALLBACK_STOP;
+}
+
 static void test_limits(void) {
   char kubeconfig[1200];
   trainer_client_options opts = TRAINER_CLIENT_OPTIONS_INIT;
@@ -306,7 +330,45 @@ static void test_limits(void) {
   trainer_error_free(err);
   trainer_client_free(client);
 
-  /* Version 1: the struct ends before the limits, which are not read. */
+  /* on_log sees a watch's retry: a 1 ms bound on the watch's list times it out (after a get
+   * with the client's bound has cached discovery), which the watch retries after a logged
+   * backoff; the callback cancels the watch. A list quicker than 1 ms delivers job-a instead
+   * and the callback stops the watch: then there is no retry to see. */
+  opts.max_watch_event_bytes = 0;
+  opts.on_log = on_log_line;
+  opts.log_user_data = &g_log_frees;
+  opts.log_user_data_free = count_log_free;
+  CHECK_STATUS(trainer_client_new(&opts, &client, &err), TRAINER_OK, err);
+  CHECK_STATUS(
+      trainer_cluster_get(client, "trainjob", NULL, "job-a", NULL, TRAINER_FORMAT_JSON, &out, &err),
+      TRAINER_OK, err);
+  trainer_buffer_free(&out);
+  CHECK_STATUS(trainer_cancel_token_new(&g_log_cancel, &err), TRAINER_OK, err);
+  wopts = (trainer_cluster_watch_options)TRAINER_CLUSTER_WATCH_OPTIONS_INIT;
+  wopts.cancel = g_log_cancel;
+  wopts.timeout_ms = 1;
+  events = 0;
+  {
+    const trainer_status st =
+        trainer_cluster_watch(client, NULL, &wopts, stop_at_first, &events, &err);
+    if (st == TRAINER_OK) {
+      CHECK(events == 1 && g_log_lines == 0);
+      printf("c_cluster_test: the 1 ms list was not timed out; on_log not exercised\n");
+    } else {
+      CHECK_STATUS(st, TRAINER_E_CANCELLED, err);
+      trainer_error_free(err);
+      err = NULL;
+      CHECK(g_log_lines == 1);
+      CHECK(strncmp(g_log_line, "watch of trainjobs", 18) == 0);
+      CHECK(strstr(g_log_line, "failed, retrying in ") != NULL);
+    }
+  }
+  trainer_cancel_token_free(g_log_cancel);
+  CHECK(g_log_frees == 0);
+  trainer_client_free(client);
+  CHECK(g_log_frees == 1);
+
+  /* Version 1: the struct ends before the limits and on_log, which are not read (nor freed). */
   opts.version = 1;
   opts.max_response_bytes = 1024;
   opts.max_watch_event_bytes = 64;
@@ -317,6 +379,14 @@ static void test_limits(void) {
   CHECK(strstr(out.data, "\"name\":\"job-a\"") != NULL);
   trainer_buffer_free(&out);
   trainer_client_free(client);
+  CHECK(g_log_frees == 1);
+
+  /* A failing trainer_client_new releases the log user data at once. */
+  opts.version = TRAINER_CLIENT_OPTIONS_VERSION;
+  opts.kubeconfig = "/nonexistent/kubeconfig";
+  CHECK(trainer_client_new(&opts, &client, &err) != TRAINER_OK);
+  trainer_error_free(err);
+  CHECK(client == NULL && g_log_frees == 2);
 }
 
 /* A TrainJob that local admission rejects: field errors, nothing applied (not even the valid

@@ -388,7 +388,7 @@ fn transparent_structs_have_the_header_fields_in_order() {
     assert!(header.contains_key("trainer_parse_options"), "header parse found {header:?}");
     assert_eq!(
         header["trainer_client_options"].last().map(String::as_str),
-        Some("max_watch_event_bytes"),
+        Some("log_user_data_free"),
         "fields after documented ones are parsed"
     );
     assert!(
@@ -495,6 +495,7 @@ fn cluster_options_init_write_the_declared_structs() {
         assert_eq!((client.burst, client.qps), (0, 0.0));
         assert!(client.on_warning.is_none() && client.warning_user_data_free.is_none());
         assert_eq!((client.max_response_bytes, client.max_watch_event_bytes), (0, 0));
+        assert!(client.on_log.is_none() && client.log_user_data_free.is_none());
         // Version 1 ends before the limits: init leaves them alone.
         client.max_response_bytes = 7;
         assert_eq!(trainer_client_options_init(&mut client, 1), TRAINER_OK);

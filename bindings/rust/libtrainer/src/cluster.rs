@@ -129,6 +129,10 @@ pub struct ClientOptions {
     /// [`Code::LIMIT`] naming `max_watch_event_bytes` \[16 MiB\].
     pub max_watch_event_bytes: Option<u64>,
     pub on_warning: Option<WarningFn>,
+    /// What the client recovers from by itself, one line each: a watch (or its list) that
+    /// failed and is retried, with the cause and the wait, and a `Retry-After` retry. Called from
+    /// the threads that make calls; a panic in it is dropped.
+    pub on_log: Option<WarningFn>,
 }
 
 unsafe extern "C" fn warning_trampoline(
@@ -189,6 +193,12 @@ impl Client {
             opts.on_warning = Some(warning_trampoline);
             opts.warning_user_data = Box::into_raw(Box::new(f)) as *mut c_void;
             opts.warning_user_data_free = Some(warning_free);
+        }
+        if let Some(f) = options.on_log {
+            // The same shape as a warning handler; freed by the library, also on failure.
+            opts.on_log = Some(warning_trampoline);
+            opts.log_user_data = Box::into_raw(Box::new(f)) as *mut c_void;
+            opts.log_user_data_free = Some(warning_free);
         }
         let mut client = core::ptr::null_mut();
         let mut err = core::ptr::null_mut();

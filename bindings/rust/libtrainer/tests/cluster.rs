@@ -114,6 +114,42 @@ fn max_response_bytes_reaches_the_client() {
     assert!(err.message.contains("1 KiB limit (ClientOptions::max_response_bytes)"), "{err}");
     // None keeps the default.
     client.get("trainjob", &ns, "job-a", Format::Json, &Default::default()).unwrap();
+
+    // on_log sees a watch's retry: a 1 ms bound on the watch's list times it out (the get
+    // before cached discovery), and the handler cancels the watch. A list quicker than 1 ms
+    // delivers job-a instead, and the callback stops the watch.
+    let token = CancelToken::new().unwrap();
+    let lines = Arc::new(Mutex::new(Vec::<String>::new()));
+    let (held, cancel) = (lines.clone(), token.clone());
+    let logging = Client::new(ClientOptions {
+        kubeconfig: Some(server.kubeconfig()),
+        namespace: Some(ns.clone()),
+        qps: Some(-1.0),
+        on_log: Some(Box::new(move |line| {
+            held.lock().unwrap().push(line.to_string());
+            cancel.cancel();
+        })),
+        ..Default::default()
+    })
+    .expect("client");
+    logging.get("trainjob", "", "job-a", Format::Json, &Default::default()).unwrap();
+    let watch = WatchOptions {
+        cancel: Some(token),
+        timeout: Some(Duration::from_millis(1)),
+        ..Default::default()
+    };
+    match logging.watch("", &watch, |_, _| false) {
+        Ok(()) => eprintln!("the 1 ms list was not timed out; on_log not exercised"),
+        Err(err) => {
+            assert_eq!(err.code, Code::CANCELLED, "{err}");
+            let lines = lines.lock().unwrap();
+            assert_eq!(lines.len(), 1, "{lines:?}");
+            assert!(lines[0].contains("failed, retrying in "), "{lines:?}");
+        }
+    }
+    drop(logging);
+    // The library released the handler (the only other holder of `lines`).
+    assert_eq!(Arc::strong_count(&lines), 1);
 }
 
 #[test]
