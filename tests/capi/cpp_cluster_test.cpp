@@ -14,10 +14,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace {
 
@@ -164,4 +166,33 @@ TEST_CASE("trainer.hpp Client: max_response_bytes reaches the client (TRAINER_E_
   auto plain = abi::Client::create(options);
   REQUIRE(plain.has_value());
   CHECK(plain->get("trainjob", "", "job-a").has_value());
+
+  // on_log sees a watch's retry: a 1 ms bound on the watch's list times it out (the get before
+  // cached discovery), and the handler cancels the watch. A list quicker than 1 ms delivers
+  // job-a instead, and the callback stops the watch.
+  auto token = abi::CancelToken::create();
+  REQUIRE(token.has_value());
+  auto lines = std::make_shared<std::vector<std::string>>();
+  options.on_log = [lines, cancel = *token](std::string_view line) {
+    lines->emplace_back(line);  // the watch's thread: the only caller here
+    cancel.cancel();
+  };
+  auto logging = abi::Client::create(options);
+  REQUIRE(logging.has_value());
+  REQUIRE(logging->get("trainjob", "", "job-a").has_value());
+  abi::WatchOptions watch;
+  watch.cancel = *token;
+  watch.timeout = std::chrono::milliseconds(1);
+  auto watched =
+      logging->watch("", watch, [](std::string_view, std::string_view) { return false; });
+  if (watched.has_value()) {
+    WARN("the 1 ms list was not timed out; on_log not exercised");
+  } else {
+    CHECK(watched.error().code == ErrorCode::kCancelled);
+    REQUIRE(lines->size() == 1);
+    CHECK(lines->front().find("failed, retrying in ") != std::string::npos);
+  }
+  options.on_log = nullptr;
+  *logging = std::move(*plain);  // frees the logging client, which releases its handler
+  CHECK(lines.use_count() == 1);
 }
