@@ -239,19 +239,43 @@ func TestClusterMaxResponseBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// OnLog is handed to the library (a Go watch has no per-call bound with which to force a
-	// retry here; c_cluster_test and the Rust test see a retry line): a client with it works and
-	// closes, which releases the handler's handle.
-	logging, err := NewClient(&ClientOptions{Kubeconfig: filepath.Join(server.dir, "kubeconfig"), Namespace: ns, QPS: -1,
-		OnLog: func(line string) { t.Logf("client log: %s", line) }})
+	// OnLog sees a watch's retry. The client's rate limiter (one request per 1000 s after a
+	// burst of 10) is drained by Gets (the first caches discovery) until one times out at the
+	// limiter after the 200 ms request bound; then the watch's list times out the same way, the
+	// watch logs its retry, and the handler ends the watch through its context.
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var mu sync.Mutex
+	var lines []string
+	logging, err := NewClient(&ClientOptions{Kubeconfig: filepath.Join(server.dir, "kubeconfig"), Namespace: ns,
+		QPS: 0.001, Burst: 10, RequestTimeout: 200 * time.Millisecond,
+		OnLog: func(line string) {
+			mu.Lock()
+			lines = append(lines, line)
+			mu.Unlock()
+			cancel()
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer logging.Close()
 	if _, err := logging.Get(ctx, "trainjob", "", "job-a", FormatJSON); err != nil {
 		t.Fatal(err)
 	}
-	if err := logging.Close(); err != nil {
-		t.Fatal(err)
+	drained := false
+	for i := 0; i < 20 && !drained; i++ {
+		_, err := logging.Get(ctx, "trainjob", "", "job-a", FormatJSON)
+		drained = errors.Is(err, ErrTimeout)
+	}
+	if !drained {
+		t.Fatal("the rate limiter was not drained")
+	}
+	err = logging.Watch(wctx, "", nil, func(WatchEvent) bool { return false })
+	mu.Lock()
+	defer mu.Unlock()
+	if !errors.Is(err, ErrCanceled) || len(lines) != 1 || !strings.HasPrefix(lines[0], "watch of trainjobs") ||
+		!strings.Contains(lines[0], "failed, retrying in ") {
+		t.Fatalf("Watch = %v, log lines %q", err, lines)
 	}
 }
 

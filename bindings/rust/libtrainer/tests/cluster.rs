@@ -115,16 +115,19 @@ fn max_response_bytes_reaches_the_client() {
     // None keeps the default.
     client.get("trainjob", &ns, "job-a", Format::Json, &Default::default()).unwrap();
 
-    // on_log sees a watch's retry: a 1 ms bound on the watch's list times it out (the get
-    // before cached discovery), and the handler cancels the watch. A list quicker than 1 ms
-    // delivers job-a instead, and the callback stops the watch.
+    // on_log sees a watch's retry. The client's rate limiter (one request per 1000 s after a
+    // burst of 10) is drained by gets (the first caches discovery) until one times out at the
+    // limiter after the 200 ms request bound; then the watch's list times out the same way, the
+    // watch logs its retry, and the handler cancels the watch.
     let token = CancelToken::new().unwrap();
     let lines = Arc::new(Mutex::new(Vec::<String>::new()));
     let (held, cancel) = (lines.clone(), token.clone());
     let logging = Client::new(ClientOptions {
         kubeconfig: Some(server.kubeconfig()),
         namespace: Some(ns.clone()),
-        qps: Some(-1.0),
+        qps: Some(0.001),
+        burst: Some(10),
+        request_timeout: Some(Duration::from_millis(200)),
         on_log: Some(Box::new(move |line| {
             held.lock().unwrap().push(line.to_string());
             cancel.cancel();
@@ -133,19 +136,21 @@ fn max_response_bytes_reaches_the_client() {
     })
     .expect("client");
     logging.get("trainjob", "", "job-a", Format::Json, &Default::default()).unwrap();
-    let watch = WatchOptions {
-        cancel: Some(token),
-        timeout: Some(Duration::from_millis(1)),
-        ..Default::default()
-    };
-    match logging.watch("", &watch, |_, _| false) {
-        Ok(()) => eprintln!("the 1 ms list was not timed out; on_log not exercised"),
-        Err(err) => {
-            assert_eq!(err.code, Code::CANCELLED, "{err}");
-            let lines = lines.lock().unwrap();
-            assert_eq!(lines.len(), 1, "{lines:?}");
-            assert!(lines[0].contains("failed, retrying in "), "{lines:?}");
-        }
+    let drained = (0..20).any(|_| {
+        logging
+            .get("trainjob", "", "job-a", Format::Json, &Default::default())
+            .is_err_and(|e| e.code == Code::TIMEOUT)
+    });
+    assert!(drained, "the rate limiter was not drained");
+    assert!(lines.lock().unwrap().is_empty());
+    let watch = WatchOptions { cancel: Some(token), ..Default::default() };
+    let err = logging.watch("", &watch, |_, _| false).unwrap_err();
+    assert_eq!(err.code, Code::CANCELLED, "{err}");
+    {
+        let lines = lines.lock().unwrap();
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert!(lines[0].starts_with("watch of trainjobs"), "{lines:?}");
+        assert!(lines[0].contains("failed, retrying in "), "{lines:?}");
     }
     drop(logging);
     // The library released the handler (the only other holder of `lines`).
