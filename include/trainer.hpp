@@ -545,16 +545,20 @@ class Client {
     opts.user_agent = detail::c_str(options.user_agent);
     opts.max_response_bytes = options.max_response_bytes;
     opts.max_watch_event_bytes = options.max_watch_event_bytes;
-    if (options.on_warning) {
-      // Released by the library (warning_free), also when the call fails.
+    // Both copies are made before either is handed over, so a copy that throws leaks neither.
+    // The library releases them (warning_free), also when the call fails.
+    std::unique_ptr<detail::WarningFn> warning_copy;
+    std::unique_ptr<detail::WarningFn> log_copy;
+    if (options.on_warning) warning_copy = std::make_unique<detail::WarningFn>(options.on_warning);
+    if (options.on_log) log_copy = std::make_unique<detail::WarningFn>(options.on_log);
+    if (warning_copy) {
       opts.on_warning = detail::warning_trampoline;
-      opts.warning_user_data = new detail::WarningFn(options.on_warning);
+      opts.warning_user_data = warning_copy.release();
       opts.warning_user_data_free = detail::warning_free;
     }
-    if (options.on_log) {
-      // The same shape as a warning; released by the library, also when the call fails.
+    if (log_copy) {  // the same shape as a warning
       opts.on_log = detail::warning_trampoline;
-      opts.log_user_data = new detail::WarningFn(options.on_log);
+      opts.log_user_data = log_copy.release();
       opts.log_user_data_free = detail::warning_free;
     }
     trainer_client* client = nullptr;

@@ -156,9 +156,9 @@ typedef struct trainer_client trainer_client;
  *  Configuration warnings reach `on_warning` before this returns. `*out` is set to NULL on
  *  failure. Errors: TRAINER_E_INVALID_ARGUMENT (`out` NULL, unsupported options version, a
  *  context or cluster that does not exist, unusable TLS material: the message is kubectl's,
- *  e.g. `context "x" does not exist`); TRAINER_E_NOT_FOUND (no kubeconfig and not in a
- *  cluster); TRAINER_E_IO (an unreadable file); TRAINER_E_PARSE (an undecodable kubeconfig);
- *  TRAINER_E_NOMEM. Thread-safe. @since 0.1 */
+ *  e.g. `context "x" does not exist`; a limit above SIZE_MAX); TRAINER_E_NOT_FOUND (no kubeconfig
+ * and not in a cluster); TRAINER_E_IO (an unreadable file); TRAINER_E_PARSE (an undecodable
+ * kubeconfig); TRAINER_E_NOMEM. Thread-safe. @since 0.1 */
 TRAINER_API trainer_status trainer_client_new(const trainer_client_options* opts,
                                               TRAINER_OWN trainer_client** out,
                                               trainer_error** err);
