@@ -400,9 +400,19 @@ struct ClientOptions {
   double qps = 0;                                ///< requests per second; negative: none [5]
   int burst = 0;                                 ///< [10]
   std::string user_agent;
+  /// Bound on one response body (one object, one page of a list), after gzip decoding; over
+  /// it a call fails with ErrorCode::kLimit naming the limit [256 MiB].
+  std::uint64_t max_response_bytes = 0;
+  /// Bound on one watch event (one object); over it Client::watch() ends with ErrorCode::kLimit
+  /// [16 MiB].
+  std::uint64_t max_watch_event_bytes = 0;
   /// Server, admission and configuration warnings; called from the threads that make calls,
   /// possibly at once. An exception it throws is dropped (a warning never fails a call).
   std::function<void(std::string_view)> on_warning;
+  /// The client's retry lines (a watch or its list that failed and is retried, with the cause
+  /// and the wait; a `Retry-After` retry); called from the threads that make calls, possibly at
+  /// once. An exception it throws is dropped.
+  std::function<void(std::string_view)> on_log;
 };
 
 /// One object Client::apply() applied.
@@ -533,11 +543,23 @@ class Client {
     opts.qps = options.qps;
     opts.burst = static_cast<std::int32_t>(options.burst);
     opts.user_agent = detail::c_str(options.user_agent);
-    if (options.on_warning) {
-      // Released by the library (warning_free), also when the call fails.
+    opts.max_response_bytes = options.max_response_bytes;
+    opts.max_watch_event_bytes = options.max_watch_event_bytes;
+    // Both copies are made before either is handed over, so a copy that throws leaks neither.
+    // The library releases them (warning_free), also when the call fails.
+    std::unique_ptr<detail::WarningFn> warning_copy;
+    std::unique_ptr<detail::WarningFn> log_copy;
+    if (options.on_warning) warning_copy = std::make_unique<detail::WarningFn>(options.on_warning);
+    if (options.on_log) log_copy = std::make_unique<detail::WarningFn>(options.on_log);
+    if (warning_copy) {
       opts.on_warning = detail::warning_trampoline;
-      opts.warning_user_data = new detail::WarningFn(options.on_warning);
+      opts.warning_user_data = warning_copy.release();
       opts.warning_user_data_free = detail::warning_free;
+    }
+    if (log_copy) {  // the same shape as a warning
+      opts.on_log = detail::warning_trampoline;
+      opts.log_user_data = log_copy.release();
+      opts.log_user_data_free = detail::warning_free;
     }
     trainer_client* client = nullptr;
     trainer_error* err = nullptr;

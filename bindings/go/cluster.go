@@ -21,6 +21,13 @@ static void go_trainer_set_warning(trainer_client_options* o, uintptr_t handle) 
   o->warning_user_data_free = goTrainerWarningFree;
 }
 
+// The log callback has the warning callback's shape, so it shares its Go functions.
+static void go_trainer_set_log(trainer_client_options* o, uintptr_t handle) {
+  o->on_log = (trainer_client_log_fn)goTrainerWarning;
+  o->log_user_data = (void*)handle;
+  o->log_user_data_free = goTrainerWarningFree;
+}
+
 static trainer_status go_trainer_cluster_watch(trainer_client* c, const char* ns,
                                                const trainer_cluster_watch_options* o,
                                                uintptr_t handle, trainer_error** err) {
@@ -61,9 +68,19 @@ type ClientOptions struct {
 	QPS            float64 // client-side rate limit, requests per second; negative: none [5]
 	Burst          int     // rate limiter burst [10]
 	UserAgent      string  // [libtrainer/<version> (linux/<arch>)]
+	// MaxResponseBytes bounds one response body (one object, one page of a list), after gzip
+	// decoding; over it a call fails with CodeLimit naming max_response_bytes [256 MiB].
+	MaxResponseBytes uint64
+	// MaxWatchEventBytes bounds one watch event (one object); over it Watch ends with
+	// CodeLimit naming max_watch_event_bytes [16 MiB].
+	MaxWatchEventBytes uint64
 	// OnWarning receives the API server's warnings, local admission warnings of Apply and
 	// configuration warnings. It may be called from several goroutines at once.
 	OnWarning func(text string)
+	// OnLog receives what the client recovers from by itself, one line each: a watch (or its
+	// list) that failed and is retried, with the cause and the wait, and a Retry-After retry.
+	// It may be called from several goroutines at once.
+	OnLog func(line string)
 }
 
 // Client is a Kubernetes API client for the TrainJob operations (trainer_client). Its methods
@@ -99,10 +116,17 @@ func NewClient(opts *ClientOptions) (*Client, error) {
 		copts.qps = C.double(opts.QPS)
 		copts.burst = C.int32_t(opts.Burst)
 		copts.user_agent = strs.get(opts.UserAgent)
+		copts.max_response_bytes = C.uint64_t(opts.MaxResponseBytes)
+		copts.max_watch_event_bytes = C.uint64_t(opts.MaxWatchEventBytes)
 		if opts.OnWarning != nil {
 			// Deleted by goTrainerWarningFree when the library lets go of it.
 			h := cgo.NewHandle(&warningSink{fn: opts.OnWarning})
 			C.go_trainer_set_warning(&copts, C.uintptr_t(h))
+		}
+		if opts.OnLog != nil {
+			// Deleted by goTrainerWarningFree when the library lets go of it.
+			h := cgo.NewHandle(&warningSink{fn: opts.OnLog})
+			C.go_trainer_set_log(&copts, C.uintptr_t(h))
 		}
 	}
 	var c *C.trainer_client

@@ -220,6 +220,65 @@ func TestClusterApplyGetList(t *testing.T) {
 	}
 }
 
+func TestClusterMaxResponseBytes(t *testing.T) {
+	server, ns, client := clusterFixture(t)
+	ctx := context.Background()
+	applyJob(t, client, "job-a")
+	small, err := NewClient(&ClientOptions{Kubeconfig: filepath.Join(server.dir, "kubeconfig"), Namespace: ns, QPS: -1, MaxResponseBytes: 1024})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer small.Close()
+	_, err = small.Get(ctx, "trainjob", "", "job-a", FormatJSON)
+	var te *Error
+	if !errors.Is(err, ErrLimit) || !errors.As(err, &te) || !strings.Contains(te.Message, "1 KiB limit (ClientOptions::max_response_bytes)") {
+		t.Fatalf("Get with MaxResponseBytes 1024 = %v", err)
+	}
+	// 0 keeps the default.
+	if _, err := client.Get(ctx, "trainjob", "", "job-a", FormatJSON); err != nil {
+		t.Fatal(err)
+	}
+
+	// OnLog sees a watch's retry. The client's rate limiter (one request per 1000 s after a
+	// burst of 10) is drained by Gets (the first caches discovery) until one times out at the
+	// limiter after the 200 ms request bound; then the watch's list times out the same way, the
+	// watch logs its retry, and the handler ends the watch through its context.
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var mu sync.Mutex
+	var lines []string
+	logging, err := NewClient(&ClientOptions{Kubeconfig: filepath.Join(server.dir, "kubeconfig"), Namespace: ns,
+		QPS: 0.001, Burst: 10, RequestTimeout: 200 * time.Millisecond,
+		OnLog: func(line string) {
+			mu.Lock()
+			lines = append(lines, line)
+			mu.Unlock()
+			cancel()
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logging.Close()
+	if _, err := logging.Get(ctx, "trainjob", "", "job-a", FormatJSON); err != nil {
+		t.Fatal(err)
+	}
+	drained := false
+	for i := 0; i < 20 && !drained; i++ {
+		_, err := logging.Get(ctx, "trainjob", "", "job-a", FormatJSON)
+		drained = errors.Is(err, ErrTimeout)
+	}
+	if !drained {
+		t.Fatal("the rate limiter was not drained")
+	}
+	err = logging.Watch(wctx, "", nil, func(WatchEvent) bool { return false })
+	mu.Lock()
+	defer mu.Unlock()
+	if !errors.Is(err, ErrCanceled) || len(lines) != 1 || !strings.HasPrefix(lines[0], "watch of trainjobs") ||
+		!strings.Contains(lines[0], "failed, retrying in ") {
+		t.Fatalf("Watch = %v, log lines %q", err, lines)
+	}
+}
+
 func TestClusterErrors(t *testing.T) {
 	_, _, client := clusterFixture(t)
 	ctx := context.Background()

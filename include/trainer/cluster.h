@@ -59,10 +59,24 @@ TRAINER_API void trainer_cancel_token_free(TRAINER_OWN trainer_cancel_token* tok
  *  TRAINER_OK. @since 0.1 */
 typedef trainer_status (*trainer_warning_fn)(void* user_data, const char* text, size_t len);
 
+/** Receives one line of what the client recovers from by itself, as client-go logs it: a watch
+ *  (or its list) that failed and is retried, with the cause and the wait before the next try
+ *  (`watch of trainjobs.trainer.kubeflow.org in namespace "ns" failed, retrying in 1.2s: ...`),
+ *  and a `Retry-After` retry with the wait really taken. `line` (`len` bytes, NUL-terminated
+ *  too) is borrowed for the call. Called on the thread of the call that retries, so possibly
+ *  from several threads at once when the client is used concurrently; it must not free the
+ *  client (it may cancel a trainer_cancel_token). The return value is ignored (a log line
+ *  never stops a call): return TRAINER_OK. @since 0.1.0, trainer_client_options version 2 */
+typedef trainer_status (*trainer_client_log_fn)(void* user_data, const char* line, size_t len);
+
 /** Options of trainer_client_new(). A pointer left NULL (or a string left "") and a number
  *  left 0 mean the default in brackets. Initialise with TRAINER_CLIENT_OPTIONS_INIT or
- *  trainer_client_options_init(); fields are only ever appended. Strings are borrowed for the
- *  call (NUL-terminated). @since 0.1 */
+ *  trainer_client_options_init(); fields are only ever appended, and `version` says which
+ *  fields the caller's struct has: the library reads a field only when `version` is at least
+ *  the version that added it (a caller built against an older header passes its shorter struct
+ *  and gets the defaults of the newer fields). A `version` of 0 or above
+ *  TRAINER_CLIENT_OPTIONS_VERSION is refused with TRAINER_E_INVALID_ARGUMENT. Strings are
+ *  borrowed for the call (NUL-terminated). @since 0.1 */
 typedef struct trainer_client_options {
   uint32_t version;              /**< TRAINER_CLIENT_OPTIONS_VERSION */
   const char* kubeconfig;        /**< kubectl's `--kubeconfig`: only this file [`$KUBECONFIG`
@@ -84,15 +98,48 @@ typedef struct trainer_client_options {
                                               trainer_client_new() fails (not for NULL options
                                               or an unsupported version, whose fields are not
                                               read); may be NULL */
+  /** Bound on the body of one response (one object, one page of a list, an error's Status),
+   *  counted after gzip decoding [256 MiB]: a larger one is refused by its `Content-Length` or
+   *  cut at the first byte past the bound, and the call fails with TRAINER_E_LIMIT naming the
+   *  request and the limit (`GET "https://host:6443/api/...": the response exceeds the 1 KiB
+   *  limit (ClientOptions::max_response_bytes); a list can be paged with ...`). Followed logs
+   *  and watch streams are bounded per event instead (docs/cluster.md, "Limits"). A value
+   *  above SIZE_MAX is TRAINER_E_INVALID_ARGUMENT. Read only when `version` >= 2; a library
+   *  that predates this field refuses version 2 (trainer_client_options_init() returns
+   *  TRAINER_E_INVALID_ARGUMENT), which tells a caller at run time. @since 0.1.0, struct
+   *  version 2 */
+  uint64_t max_response_bytes;
+  /** Bound on one event (one object) of a watch stream [16 MiB]: a larger one ends
+   *  trainer_cluster_watch() with TRAINER_E_LIMIT naming the request and the limit
+   *  (`... a watch event exceeds the 16 MiB limit (ClientOptions::max_watch_event_bytes)`),
+   *  without resuming. A value above SIZE_MAX is TRAINER_E_INVALID_ARGUMENT. Read only when
+   *  `version` >= 2. @since 0.1.0, struct version 2 */
+  uint64_t max_watch_event_bytes;
+  /** The client's retry lines; NULL: dropped. Read only when `version` >= 2. @since 0.1.0,
+   *  struct version 2 */
+  trainer_client_log_fn on_log;
+  void* log_user_data;               /**< passed to on_log; struct version 2 */
+  void (*log_user_data_free)(void*); /**< called once with log_user_data when the client is
+                                          freed, or at once when trainer_client_new() fails
+                                          (not for NULL options or an unsupported version,
+                                          whose fields are not read); may be NULL; struct
+                                          version 2 */
 } trainer_client_options;
 
-#define TRAINER_CLIENT_OPTIONS_VERSION 1
-#define TRAINER_CLIENT_OPTIONS_INIT \
-  { TRAINER_CLIENT_OPTIONS_VERSION, NULL, NULL, NULL, 0, 0, 0, NULL, NULL, NULL, NULL }
+/** Struct versions: 1 ends with `warning_user_data_free`; 2 adds `max_response_bytes`,
+ *  `max_watch_event_bytes`, `on_log`, `log_user_data` and `log_user_data_free`. */
+#define TRAINER_CLIENT_OPTIONS_VERSION 2
+#define TRAINER_CLIENT_OPTIONS_INIT                                                                \
+  {                                                                                                \
+    TRAINER_CLIENT_OPTIONS_VERSION, NULL, NULL, NULL, 0, 0, 0, NULL, NULL, NULL, NULL, 0, 0, NULL, \
+        NULL, NULL                                                                                 \
+  }
 
-/** Initialises `opts` like TRAINER_CLIENT_OPTIONS_INIT for struct version `version`.
- *  Errors: TRAINER_E_INVALID_ARGUMENT when `opts` is NULL or `version` is not supported.
- *  Thread-safe. @since 0.1 */
+/** Initialises `opts` like TRAINER_CLIENT_OPTIONS_INIT for struct version `version`: sets
+ *  `version` and the defaults of the fields that version has, and writes nothing beyond them
+ *  (a caller built against an older header passes its older version and its shorter struct).
+ *  Errors: TRAINER_E_INVALID_ARGUMENT when `opts` is NULL or `version` is 0 or above
+ *  TRAINER_CLIENT_OPTIONS_VERSION. Thread-safe. @since 0.1 */
 TRAINER_API trainer_status trainer_client_options_init(trainer_client_options* opts,
                                                        uint32_t version);
 
@@ -109,14 +156,14 @@ typedef struct trainer_client trainer_client;
  *  Configuration warnings reach `on_warning` before this returns. `*out` is set to NULL on
  *  failure. Errors: TRAINER_E_INVALID_ARGUMENT (`out` NULL, unsupported options version, a
  *  context or cluster that does not exist, unusable TLS material: the message is kubectl's,
- *  e.g. `context "x" does not exist`); TRAINER_E_NOT_FOUND (no kubeconfig and not in a
- *  cluster); TRAINER_E_IO (an unreadable file); TRAINER_E_PARSE (an undecodable kubeconfig);
- *  TRAINER_E_NOMEM. Thread-safe. @since 0.1 */
+ *  e.g. `context "x" does not exist`; a limit above SIZE_MAX); TRAINER_E_NOT_FOUND (no kubeconfig
+ * and not in a cluster); TRAINER_E_IO (an unreadable file); TRAINER_E_PARSE (an undecodable
+ * kubeconfig); TRAINER_E_NOMEM. Thread-safe. @since 0.1 */
 TRAINER_API trainer_status trainer_client_new(const trainer_client_options* opts,
                                               TRAINER_OWN trainer_client** out,
                                               trainer_error** err);
-/** Frees a client (calls the warning user_data_free). No call on it may be running. NULL is a
- *  no-op. @since 0.1 */
+/** Frees a client (calls the warning and log user_data_free). No call on it may be running. NULL is
+ * a no-op. @since 0.1 */
 TRAINER_API void trainer_client_free(TRAINER_OWN trainer_client* client);
 /** The namespace used where a call passes NULL or "" (the options', the context's, else
  *  "default"), borrowed from the client (valid until it is freed); "" for NULL. @since 0.1 */

@@ -4,6 +4,9 @@
 #include "capi/client.hpp"
 
 #include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <utility>
@@ -16,6 +19,16 @@ using trainer::capi::set_error;
 
 std::string str(const char* s) {
   return s == nullptr ? std::string() : std::string(s);
+}
+
+// A limit of the options into `out`: 0 keeps the default; false when it does not fit a size_t.
+bool size_limit(std::uint64_t value, std::size_t& out) {
+  if (value == 0) return true;
+  if constexpr (sizeof(std::size_t) < sizeof(std::uint64_t)) {
+    if (value > std::numeric_limits<std::size_t>::max()) return false;
+  }
+  out = static_cast<std::size_t>(value);
+  return true;
 }
 
 // The caller's warning user data until a WarningSink owns it: released here when the sink could
@@ -37,10 +50,28 @@ extern "C" {
 
 trainer_status trainer_client_options_init(trainer_client_options* opts, uint32_t version) {
   return guard(nullptr, [&] {
-    if (opts == nullptr || version != TRAINER_CLIENT_OPTIONS_VERSION) {
+    if (opts == nullptr || version == 0 || version > TRAINER_CLIENT_OPTIONS_VERSION) {
       return TRAINER_E_INVALID_ARGUMENT;
     }
-    *opts = trainer_client_options TRAINER_CLIENT_OPTIONS_INIT;
+    // Only the fields of `version`: a caller of an earlier version owns a shorter struct.
+    opts->version = version;
+    opts->kubeconfig = nullptr;
+    opts->context = nullptr;
+    opts->namespace_name = nullptr;
+    opts->request_timeout_ms = 0;
+    opts->qps = 0;
+    opts->burst = 0;
+    opts->user_agent = nullptr;
+    opts->on_warning = nullptr;
+    opts->warning_user_data = nullptr;
+    opts->warning_user_data_free = nullptr;
+    if (version >= 2) {
+      opts->max_response_bytes = 0;
+      opts->max_watch_event_bytes = 0;
+      opts->on_log = nullptr;
+      opts->log_user_data = nullptr;
+      opts->log_user_data_free = nullptr;
+    }
     return TRAINER_OK;
   });
 }
@@ -48,11 +79,17 @@ trainer_status trainer_client_options_init(trainer_client_options* opts, uint32_
 trainer_status trainer_client_new(const trainer_client_options* opts, trainer_client** out,
                                   trainer_error** err) {
   // The caller's user data is ours from here on, whatever happens (as trainer_run_start).
-  const bool readable = opts == nullptr || opts->version == TRAINER_CLIENT_OPTIONS_VERSION;
+  const bool readable =
+      opts == nullptr || (opts->version >= 1 && opts->version <= TRAINER_CLIENT_OPTIONS_VERSION);
   PendingUserData pending;
+  PendingUserData pending_log;
   if (opts != nullptr && readable) {
     pending.free_fn = opts->warning_user_data_free;
     pending.user_data = opts->warning_user_data;
+    if (opts->version >= 2) {
+      pending_log.free_fn = opts->log_user_data_free;
+      pending_log.user_data = opts->log_user_data;
+    }
   }
   return guard(err, [&]() -> trainer_status {
     auto sink = std::make_shared<trainer::capi::WarningSink>();
@@ -62,12 +99,20 @@ trainer_status trainer_client_new(const trainer_client_options* opts, trainer_cl
       sink->user_data_free = pending.free_fn;
       pending.free_fn = nullptr;
     }
+    // The log callback has the shape of the warning callback (text, length; result ignored).
+    auto log_sink = std::make_shared<trainer::capi::WarningSink>();
+    if (opts != nullptr && readable && opts->version >= 2) {
+      log_sink->fn = opts->on_log;
+      log_sink->user_data = opts->log_user_data;
+      log_sink->user_data_free = pending_log.free_fn;
+      pending_log.free_fn = nullptr;
+    }
     if (out == nullptr) return set_error(err, TRAINER_E_INVALID_ARGUMENT, "out is NULL");
     *out = nullptr;
     if (!readable) {
       return set_error(err, TRAINER_E_INVALID_ARGUMENT,
                        "trainer_client_options.version " + std::to_string(opts->version) +
-                           " is not supported (expected " +
+                           " is not supported (expected 1 to " +
                            std::to_string(TRAINER_CLIENT_OPTIONS_VERSION) + ")");
     }
     kube::LoadOptions load;
@@ -90,9 +135,24 @@ trainer_status trainer_client_new(const trainer_client_options* opts, trainer_cl
       }
       if (opts->burst > 0) client_options.burst = opts->burst;
       client_options.user_agent = str(opts->user_agent);
+      // Fields of later struct versions: a caller's struct of an earlier version ends before
+      // them.
+      if (opts->version >= 2) {
+        if (!size_limit(opts->max_response_bytes, client_options.max_response_bytes)) {
+          return set_error(err, TRAINER_E_INVALID_ARGUMENT,
+                           "trainer_client_options.max_response_bytes is above SIZE_MAX");
+        }
+        if (!size_limit(opts->max_watch_event_bytes, client_options.max_watch_event_bytes)) {
+          return set_error(err, TRAINER_E_INVALID_ARGUMENT,
+                           "trainer_client_options.max_watch_event_bytes is above SIZE_MAX");
+        }
+      }
     }
     if (sink->fn != nullptr) {
       client_options.on_warning = [sink](std::string_view text) { sink->warn(text); };
+    }
+    if (log_sink->fn != nullptr) {
+      client_options.on_log = [log_sink](std::string_view line) { log_sink->warn(line); };
     }
     auto config = kube::load_config(load);
     if (!config) return set_error(err, config.error());
@@ -100,7 +160,7 @@ trainer_status trainer_client_new(const trainer_client_options* opts, trainer_cl
     std::string server = config->server;
     auto client = kube::Client::create(std::move(*config), std::move(client_options));
     if (!client) return set_error(err, client.error());
-    *out = new trainer_client{std::move(*client), sink, std::move(server)};
+    *out = new trainer_client{std::move(*client), sink, log_sink, std::move(server)};
     return TRAINER_OK;
   });
 }

@@ -57,5 +57,6 @@ void set_call_options(Options& out, const trainer_cancel_token* token, int64_t t
 struct trainer_client {
   trainer::kube::Client client;
   std::shared_ptr<trainer::capi::WarningSink> warnings;
-  std::string server;  // handed out by trainer_client_server()
+  std::shared_ptr<trainer::capi::WarningSink> logs;  // on_log: the same shape as a warning
+  std::string server;                                // handed out by trainer_client_server()
 };

@@ -115,6 +115,19 @@ static void test_offline(void) {
   CHECK(trainer_client_options_init(NULL, TRAINER_CLIENT_OPTIONS_VERSION) ==
         TRAINER_E_INVALID_ARGUMENT);
 
+  /* Client options versions: 1 ends before the limits, whose bytes init leaves alone; 2 (the
+   * newest) zeroes them; 0 and later versions are refused. */
+  memset(&copts, 0xab, sizeof copts);
+  CHECK(trainer_client_options_init(&copts, 1) == TRAINER_OK);
+  CHECK(copts.version == 1 && copts.kubeconfig == NULL && copts.warning_user_data_free == NULL);
+  CHECK(copts.max_response_bytes == UINT64_C(0xabababababababab));
+  CHECK(copts.max_watch_event_bytes == UINT64_C(0xabababababababab));
+  CHECK(TRAINER_CLIENT_OPTIONS_VERSION == 2);
+  CHECK(trainer_client_options_init(&copts, 2) == TRAINER_OK);
+  CHECK(copts.version == 2 && copts.max_response_bytes == 0 && copts.max_watch_event_bytes == 0);
+  CHECK(trainer_client_options_init(&copts, 0) == TRAINER_E_INVALID_ARGUMENT);
+  CHECK(trainer_client_options_init(&copts, 3) == TRAINER_E_INVALID_ARGUMENT);
+
   /* Tokens: NULL-safe, cancel is sticky. */
   trainer_cancel_token_free(NULL);
   trainer_cancel_token_cancel(NULL);
@@ -236,6 +249,155 @@ static void test_apply_get_list(trainer_client* client) {
   CHECK(strstr(trainer_error_message(err), "\"missing\" not found") != NULL);
   CHECK(out.data == NULL);
   trainer_error_free(err);
+}
+
+/* The limits of trainer_client_options version 2: a 1 KiB max_response_bytes fails a get and a
+ * list with TRAINER_E_LIMIT naming the limit; a 64-byte max_watch_event_bytes ends a watch; a
+ * version-1 struct with the same bytes after its end keeps the defaults. Needs job-a. */
+static trainer_status count_event(void* user, const char* type, const char* object, size_t len) {
+  (void)type;
+  (void)object;
+  (void)len;
+  ++*(int*)user;
+  return TRAINER_CALLBACK_CONTINUE;
+}
+
+/* on_log of trainer_client_options version 2: the lines, and how often the user data was freed. */
+static char g_log_line[1024];
+static int g_log_lines;
+static int g_log_frees;
+static trainer_cancel_token* g_log_cancel;
+static trainer_status on_log_line(void* user, const char* line, size_t len) {
+  CHECK(user == &g_log_frees);
+  CHECK(strlen(line) == len);
+  if (g_log_lines++ == 0) snprintf(g_log_line, sizeof g_log_line, "%s", line);
+  trainer_cancel_token_cancel(g_log_cancel);
+  return TRAINER_OK;
+}
+static void count_log_free(void* user) {
+  CHECK(user == &g_log_frees);
+  ++g_log_frees;
+}
+static trainer_status stop_at_first(void* user, const char* type, const char* object, size_t len) {
+  (void)type;
+  (void)object;
+  (void)len;
+  ++*(int*)user;
+  return TRAINER_CALLBACK_STOP;
+}
+
+static void test_limits(void) {
+  char kubeconfig[1200];
+  trainer_client_options opts = TRAINER_CLIENT_OPTIONS_INIT;
+  trainer_cluster_watch_options wopts = TRAINER_CLUSTER_WATCH_OPTIONS_INIT;
+  trainer_client* client = NULL;
+  trainer_buffer out = TRAINER_BUFFER_INIT;
+  trainer_error* err = NULL;
+  int events = 0;
+
+  snprintf(kubeconfig, sizeof kubeconfig, "%s/kubeconfig", g_dir);
+  opts.kubeconfig = kubeconfig;
+  opts.namespace_name = g_ns;
+  opts.qps = -1;
+  opts.max_response_bytes = 1024;
+  CHECK_STATUS(trainer_client_new(&opts, &client, &err), TRAINER_OK, err);
+  CHECK_STATUS(
+      trainer_cluster_get(client, "trainjob", NULL, "job-a", NULL, TRAINER_FORMAT_JSON, &out, &err),
+      TRAINER_E_LIMIT, err);
+  CHECK(strstr(trainer_error_message(err), "exceeds the 1 KiB limit") != NULL ||
+        strstr(trainer_error_message(err), "over the 1 KiB limit") != NULL);
+  CHECK(strstr(trainer_error_message(err), "max_response_bytes") != NULL);
+  CHECK(out.data == NULL);
+  trainer_error_free(err);
+  CHECK_STATUS(
+      trainer_cluster_list(client, "trainjob", NULL, NULL, TRAINER_FORMAT_JSON, &out, &err),
+      TRAINER_E_LIMIT, err);
+  CHECK(strstr(trainer_error_message(err), "max_response_bytes") != NULL);
+  trainer_error_free(err);
+  trainer_client_free(client);
+
+  /* One watch event over 64 bytes: resourceVersion "0" sends job-a as an event of the stream. */
+  opts.max_response_bytes = 0;
+  opts.max_watch_event_bytes = 64;
+  CHECK_STATUS(trainer_client_new(&opts, &client, &err), TRAINER_OK, err);
+  wopts.resource_version = "0";
+  wopts.name = "job-a";
+  CHECK_STATUS(trainer_cluster_watch(client, NULL, &wopts, count_event, &events, &err),
+               TRAINER_E_LIMIT, err);
+  CHECK(strstr(trainer_error_message(err), "a watch event exceeds the 64 bytes limit") != NULL);
+  CHECK(strstr(trainer_error_message(err), "max_watch_event_bytes") != NULL);
+  CHECK(events == 0);
+  trainer_error_free(err);
+  trainer_client_free(client);
+
+  /* on_log sees a watch's retry. The client's rate limiter (one request per 1000 s after a
+   * burst of 10) is drained by gets (the first caches discovery) until one times out at the
+   * limiter after the 200 ms request bound; then the watch's list times out the same way, which
+   * the watch retries after a logged backoff, and the callback cancels the watch. */
+  opts.max_watch_event_bytes = 0;
+  opts.qps = 0.001;
+  opts.burst = 10;
+  opts.request_timeout_ms = 200;
+  opts.on_log = on_log_line;
+  opts.log_user_data = &g_log_frees;
+  opts.log_user_data_free = count_log_free;
+  CHECK_STATUS(trainer_client_new(&opts, &client, &err), TRAINER_OK, err);
+  CHECK_STATUS(
+      trainer_cluster_get(client, "trainjob", NULL, "job-a", NULL, TRAINER_FORMAT_JSON, &out, &err),
+      TRAINER_OK, err);
+  trainer_buffer_free(&out);
+  {
+    int i;
+    trainer_status st = TRAINER_OK;
+    for (i = 0; i < 20 && st == TRAINER_OK; ++i) {
+      st = trainer_cluster_get(client, "trainjob", NULL, "job-a", NULL, TRAINER_FORMAT_JSON, &out,
+                               &err);
+      trainer_buffer_free(&out);
+    }
+    CHECK_STATUS(st, TRAINER_E_TIMEOUT, err);
+    trainer_error_free(err);
+    err = NULL;
+  }
+  CHECK(g_log_lines == 0);
+  CHECK_STATUS(trainer_cancel_token_new(&g_log_cancel, &err), TRAINER_OK, err);
+  wopts = (trainer_cluster_watch_options)TRAINER_CLUSTER_WATCH_OPTIONS_INIT;
+  wopts.cancel = g_log_cancel;
+  events = 0;
+  CHECK_STATUS(trainer_cluster_watch(client, NULL, &wopts, stop_at_first, &events, &err),
+               TRAINER_E_CANCELLED, err);
+  trainer_error_free(err);
+  err = NULL;
+  CHECK(events == 0 && g_log_lines == 1);
+  CHECK(strncmp(g_log_line, "watch of trainjobs", 18) == 0);
+  CHECK(strstr(g_log_line, "failed, retrying in ") != NULL);
+  CHECK(strstr(g_log_line, "request timeout") != NULL);
+  trainer_cancel_token_free(g_log_cancel);
+  CHECK(g_log_frees == 0);
+  trainer_client_free(client);
+  CHECK(g_log_frees == 1);
+
+  /* Version 1: the struct ends before the limits and on_log, which are not read (nor freed). */
+  opts.qps = -1;
+  opts.burst = 0;
+  opts.request_timeout_ms = 0;
+  opts.version = 1;
+  opts.max_response_bytes = 1024;
+  opts.max_watch_event_bytes = 64;
+  CHECK_STATUS(trainer_client_new(&opts, &client, &err), TRAINER_OK, err);
+  CHECK_STATUS(
+      trainer_cluster_get(client, "trainjob", NULL, "job-a", NULL, TRAINER_FORMAT_JSON, &out, &err),
+      TRAINER_OK, err);
+  CHECK(strstr(out.data, "\"name\":\"job-a\"") != NULL);
+  trainer_buffer_free(&out);
+  trainer_client_free(client);
+  CHECK(g_log_frees == 1);
+
+  /* A failing trainer_client_new releases the log user data at once. */
+  opts.version = TRAINER_CLIENT_OPTIONS_VERSION;
+  opts.kubeconfig = "/nonexistent/kubeconfig";
+  CHECK(trainer_client_new(&opts, &client, &err) != TRAINER_OK);
+  trainer_error_free(err);
+  CHECK(client == NULL && g_log_frees == 2);
 }
 
 /* A TrainJob that local admission rejects: field errors, nothing applied (not even the valid
@@ -531,6 +693,7 @@ int main(void) {
   g_warning_frees = 0;
   client = new_client();
   test_apply_get_list(client);
+  test_limits();
   test_apply_invalid(client);
   test_apply_warning(client);
   test_wait_and_watch(client);

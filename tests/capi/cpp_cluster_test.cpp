@@ -14,10 +14,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace {
 
@@ -138,4 +140,67 @@ TEST_CASE("trainer.hpp CancelToken ends a wait from another thread") {
   CHECK(waited.error().code == ErrorCode::kCancelled);
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));
   CHECK(token->cancelled());
+}
+
+TEST_CASE("trainer.hpp Client: max_response_bytes reaches the client (TRAINER_E_LIMIT)") {
+  const Server server = Server::get();
+  std::string ns;
+  abi::Client admin = server.client("cpp-limit", ns);
+  REQUIRE(admin.apply(std::string(kRuntime) + "---\n" + trainjob("job-a", 1)).has_value());
+
+  abi::ClientOptions options;
+  options.kubeconfig = server.dir + "/kubeconfig";
+  options.namespace_ = ns;
+  options.qps = -1;
+  options.max_response_bytes = 1024;
+  auto small = abi::Client::create(options);
+  REQUIRE(small.has_value());
+  auto job = small->get("trainjob", "", "job-a");
+  REQUIRE_FALSE(job.has_value());
+  CHECK(job.error().code == ErrorCode::kLimit);
+  CHECK(job.error().message.find("1 KiB limit (ClientOptions::max_response_bytes)") !=
+        std::string::npos);
+
+  // The default (0) keeps 256 MiB.
+  options.max_response_bytes = 0;
+  auto plain = abi::Client::create(options);
+  REQUIRE(plain.has_value());
+  CHECK(plain->get("trainjob", "", "job-a").has_value());
+
+  // on_log sees a watch's retry. The client's rate limiter (one request per 1000 s after a burst
+  // of 10) is drained by gets (the first caches discovery) until one times out at the limiter
+  // after the 200 ms request bound; then the watch's list times out the same way, the watch
+  // logs its retry, and the handler cancels the watch.
+  auto token = abi::CancelToken::create();
+  REQUIRE(token.has_value());
+  auto lines = std::make_shared<std::vector<std::string>>();
+  options.qps = 0.001;
+  options.burst = 10;
+  options.request_timeout = std::chrono::milliseconds(200);
+  options.on_log = [lines, cancel = *token](std::string_view line) {
+    lines->emplace_back(line);  // the watch's thread: the only caller here
+    cancel.cancel();
+  };
+  auto logging = abi::Client::create(options);
+  REQUIRE(logging.has_value());
+  REQUIRE(logging->get("trainjob", "", "job-a").has_value());
+  bool drained = false;
+  for (int i = 0; i < 20 && !drained; ++i) {
+    auto got = logging->get("trainjob", "", "job-a");
+    drained = !got.has_value() && got.error().code == ErrorCode::kTimeout;
+  }
+  REQUIRE(drained);
+  CHECK(lines->empty());
+  abi::WatchOptions watch;
+  watch.cancel = *token;
+  auto watched =
+      logging->watch("", watch, [](std::string_view, std::string_view) { return false; });
+  REQUIRE_FALSE(watched.has_value());
+  CHECK(watched.error().code == ErrorCode::kCancelled);
+  REQUIRE(lines->size() == 1);
+  CHECK(lines->front().rfind("watch of trainjobs", 0) == 0);
+  CHECK(lines->front().find("failed, retrying in ") != std::string::npos);
+  options.on_log = nullptr;
+  *logging = std::move(*plain);  // frees the logging client, which releases its handler
+  CHECK(lines.use_count() == 1);
 }

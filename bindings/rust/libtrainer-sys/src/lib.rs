@@ -305,10 +305,17 @@ opaque! {
 pub type trainer_warning_fn = Option<
     unsafe extern "C" fn(user_data: *mut c_void, text: *const c_char, len: usize) -> trainer_status,
 >;
+/// Receives one retry line of a client (`line` is `len` bytes, NUL-terminated too); the return
+/// value is ignored.
+pub type trainer_client_log_fn = Option<
+    unsafe extern "C" fn(user_data: *mut c_void, line: *const c_char, len: usize) -> trainer_status,
+>;
 /// Releases the user data of a stored callback.
 pub type trainer_user_data_free_fn = Option<unsafe extern "C" fn(user_data: *mut c_void)>;
 
-/// Options of `trainer_client_new`; NULL/0 mean the library default. Fields are only appended.
+/// Options of `trainer_client_new`; NULL/0 mean the library default. Fields are only appended:
+/// `version` says which the struct has (1: up to `warning_user_data_free`; 2: the limits
+/// `max_response_bytes` and `max_watch_event_bytes` and the `on_log` callback too).
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct trainer_client_options {
@@ -323,9 +330,17 @@ pub struct trainer_client_options {
     pub on_warning: trainer_warning_fn,
     pub warning_user_data: *mut c_void,
     pub warning_user_data_free: trainer_user_data_free_fn,
+    /// Bound on one response body [256 MiB]; struct version 2.
+    pub max_response_bytes: u64,
+    /// Bound on one watch event [16 MiB]; struct version 2.
+    pub max_watch_event_bytes: u64,
+    /// The client's retry lines; struct version 2.
+    pub on_log: trainer_client_log_fn,
+    pub log_user_data: *mut c_void,
+    pub log_user_data_free: trainer_user_data_free_fn,
 }
 
-pub const TRAINER_CLIENT_OPTIONS_VERSION: u32 = 1;
+pub const TRAINER_CLIENT_OPTIONS_VERSION: u32 = 2;
 
 impl trainer_client_options {
     /// `TRAINER_CLIENT_OPTIONS_INIT`.
@@ -341,6 +356,11 @@ impl trainer_client_options {
         on_warning: None,
         warning_user_data: core::ptr::null_mut(),
         warning_user_data_free: None,
+        max_response_bytes: 0,
+        max_watch_event_bytes: 0,
+        on_log: None,
+        log_user_data: core::ptr::null_mut(),
+        log_user_data_free: None,
     };
 }
 

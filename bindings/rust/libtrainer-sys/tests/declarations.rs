@@ -388,7 +388,11 @@ fn transparent_structs_have_the_header_fields_in_order() {
     assert!(header.contains_key("trainer_parse_options"), "header parse found {header:?}");
     assert_eq!(
         header["trainer_client_options"].last().map(String::as_str),
-        Some("warning_user_data_free"),
+        Some("log_user_data_free"),
+        "fields after documented ones are parsed"
+    );
+    assert!(
+        header["trainer_client_options"].contains(&"warning_user_data_free".to_string()),
         "function pointer fields are parsed"
     );
     // The last field of structs of every header, so a header the parse skipped fails.
@@ -479,12 +483,24 @@ fn cluster_options_init_write_the_declared_structs() {
         assert_eq!((logs.node, logs.tail_lines, logs.since_seconds), (-1, -1, -1));
         assert_eq!(logs.timeout_ms, 0);
 
-        let mut client =
-            trainer_client_options { burst: 3, qps: 2.5, ..trainer_client_options::INIT };
+        let mut client = trainer_client_options {
+            burst: 3,
+            qps: 2.5,
+            max_response_bytes: 7,
+            max_watch_event_bytes: 7,
+            ..trainer_client_options::INIT
+        };
         let st = trainer_client_options_init(&mut client, TRAINER_CLIENT_OPTIONS_VERSION);
         assert_eq!(st, TRAINER_OK);
         assert_eq!((client.burst, client.qps), (0, 0.0));
         assert!(client.on_warning.is_none() && client.warning_user_data_free.is_none());
+        assert_eq!((client.max_response_bytes, client.max_watch_event_bytes), (0, 0));
+        assert!(client.on_log.is_none() && client.log_user_data_free.is_none());
+        // Version 1 ends before the limits: init leaves them alone.
+        client.max_response_bytes = 7;
+        assert_eq!(trainer_client_options_init(&mut client, 1), TRAINER_OK);
+        assert_eq!((client.version, client.max_response_bytes), (1, 7));
+        assert_eq!(trainer_client_options_init(&mut client, 3), TRAINER_E_INVALID_ARGUMENT);
 
         let mut delete = trainer_cluster_delete_options {
             propagation: TRAINER_PROPAGATION_ORPHAN,

@@ -122,7 +122,17 @@ pub struct ClientOptions {
     pub burst: Option<u32>,
     /// [`libtrainer/<version> (linux/<arch>)`].
     pub user_agent: Option<String>,
+    /// Bound on one response body (one object, one page of a list), after gzip decoding; over
+    /// it a call fails with [`Code::LIMIT`] naming `max_response_bytes` \[256 MiB\].
+    pub max_response_bytes: Option<u64>,
+    /// Bound on one watch event (one object); over it [`Client::watch`] ends with
+    /// [`Code::LIMIT`] naming `max_watch_event_bytes` \[16 MiB\].
+    pub max_watch_event_bytes: Option<u64>,
     pub on_warning: Option<WarningFn>,
+    /// What the client recovers from by itself, one line each: a watch (or its list) that
+    /// failed and is retried, with the cause and the wait, and a `Retry-After` retry. Called from
+    /// the threads that make calls; a panic in it is dropped.
+    pub on_log: Option<WarningFn>,
 }
 
 unsafe extern "C" fn warning_trampoline(
@@ -176,11 +186,19 @@ impl Client {
             None => 0,
         };
         opts.user_agent = strs.opt(&options.user_agent)?;
+        opts.max_response_bytes = options.max_response_bytes.unwrap_or(0);
+        opts.max_watch_event_bytes = options.max_watch_event_bytes.unwrap_or(0);
         if let Some(f) = options.on_warning {
             // Freed by the library through warning_free, also when the call fails.
             opts.on_warning = Some(warning_trampoline);
             opts.warning_user_data = Box::into_raw(Box::new(f)) as *mut c_void;
             opts.warning_user_data_free = Some(warning_free);
+        }
+        if let Some(f) = options.on_log {
+            // The same shape as a warning handler; freed by the library, also on failure.
+            opts.on_log = Some(warning_trampoline);
+            opts.log_user_data = Box::into_raw(Box::new(f)) as *mut c_void;
+            opts.log_user_data_free = Some(warning_free);
         }
         let mut client = core::ptr::null_mut();
         let mut err = core::ptr::null_mut();

@@ -97,6 +97,67 @@ fn client_without_kubeconfig_fails_and_frees_its_warning_handler() {
 }
 
 #[test]
+fn max_response_bytes_reaches_the_client() {
+    let Some(server) = Server::get("max_response_bytes_reaches_the_client") else { return };
+    let (ns, client) = server.namespace_and_client("limit");
+    apply_job(&client, "job-a");
+    let small = Client::new(ClientOptions {
+        kubeconfig: Some(server.kubeconfig()),
+        namespace: Some(ns.clone()),
+        qps: Some(-1.0),
+        max_response_bytes: Some(1024),
+        ..Default::default()
+    })
+    .expect("client");
+    let err = small.get("trainjob", "", "job-a", Format::Json, &Default::default()).unwrap_err();
+    assert_eq!(err.code, Code::LIMIT, "{err}");
+    assert!(err.message.contains("1 KiB limit (ClientOptions::max_response_bytes)"), "{err}");
+    // None keeps the default.
+    client.get("trainjob", &ns, "job-a", Format::Json, &Default::default()).unwrap();
+
+    // on_log sees a watch's retry. The client's rate limiter (one request per 1000 s after a
+    // burst of 10) is drained by gets (the first caches discovery) until one times out at the
+    // limiter after the 200 ms request bound; then the watch's list times out the same way, the
+    // watch logs its retry, and the handler cancels the watch.
+    let token = CancelToken::new().unwrap();
+    let lines = Arc::new(Mutex::new(Vec::<String>::new()));
+    let (held, cancel) = (lines.clone(), token.clone());
+    let logging = Client::new(ClientOptions {
+        kubeconfig: Some(server.kubeconfig()),
+        namespace: Some(ns.clone()),
+        qps: Some(0.001),
+        burst: Some(10),
+        request_timeout: Some(Duration::from_millis(200)),
+        on_log: Some(Box::new(move |line| {
+            held.lock().unwrap().push(line.to_string());
+            cancel.cancel();
+        })),
+        ..Default::default()
+    })
+    .expect("client");
+    logging.get("trainjob", "", "job-a", Format::Json, &Default::default()).unwrap();
+    let drained = (0..20).any(|_| {
+        logging
+            .get("trainjob", "", "job-a", Format::Json, &Default::default())
+            .is_err_and(|e| e.code == Code::TIMEOUT)
+    });
+    assert!(drained, "the rate limiter was not drained");
+    assert!(lines.lock().unwrap().is_empty());
+    let watch = WatchOptions { cancel: Some(token), ..Default::default() };
+    let err = logging.watch("", &watch, |_, _| false).unwrap_err();
+    assert_eq!(err.code, Code::CANCELLED, "{err}");
+    {
+        let lines = lines.lock().unwrap();
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert!(lines[0].starts_with("watch of trainjobs"), "{lines:?}");
+        assert!(lines[0].contains("failed, retrying in "), "{lines:?}");
+    }
+    drop(logging);
+    // The library released the handler (the only other holder of `lines`).
+    assert_eq!(Arc::strong_count(&lines), 1);
+}
+
+#[test]
 fn apply_get_list_delete() {
     let Some(server) = Server::get("apply_get_list_delete") else { return };
     let (ns, client) = server.namespace_and_client("crud");

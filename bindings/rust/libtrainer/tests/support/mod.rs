@@ -66,6 +66,12 @@ impl Server {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
+    /// The kubeconfig of the fixture's server.
+    #[allow(dead_code)]
+    pub fn kubeconfig(&self) -> String {
+        self.dir.join("kubeconfig").display().to_string()
+    }
+
     /// A fresh namespace and a client whose default namespace it is.
     pub fn namespace_and_client(&self, prefix: &str) -> (String, Client) {
         static N: AtomicUsize = AtomicUsize::new(0);
