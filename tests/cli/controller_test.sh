@@ -7,6 +7,7 @@
 # (skipped) without TRAINER_KUBE_TEST_ENV. The case `plugin` takes the example Paddle plugin.
 set -uo pipefail
 ctl=$1 src=$2 case=$3 plugin=${4:-}
+. "$src/tests/cli/memory_bounds.sh"
 data=$src/tests/cli/data/cluster
 tmp=$(mktemp -d)
 pids=()
@@ -201,7 +202,7 @@ YAML
       '{"apiVersion":"trainer.kubeflow.org/v1alpha1","kind":"TrainJob","metadata":{"name":"huge"},"spec":{"runtimeRef":{"name":"torch-small","kind":"TrainingRuntime"},"trainer":{"numNodes":2147483647}}}' \
       >/dev/null || { echo "FAIL oversize-create"; failures=$((failures + 1)); }
     capped_once() {  # capped_once NAME: controller --once under the cap; $err is its stderr
-      (ulimit -v 4194304 && exec timeout 60 "$ctl" controller -n "$ns" --once) >"$tmp/out" 2>"$tmp/err"
+      (ulimit -v "$(address_cap "$ctl" 4194304)" && exec timeout 60 "$ctl" controller -n "$ns" --once) >"$tmp/out" 2>"$tmp/err"
       local rc=$?
       err=$(cat "$tmp/err")
       if [[ $rc -ne 0 ]]; then echo "FAIL $1: exit $rc"; echo "$err" | head -c 2000; failures=$((failures + 1)); fi

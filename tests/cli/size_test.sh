@@ -5,16 +5,18 @@
 # Usage: size_test.sh <trainerctl> <source-dir>
 set -uo pipefail
 ctl=$1 src=$2
+. "$src/tests/cli/memory_bounds.sh"
 data=$src/tests/cli/data/size
 tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
 failures=0
 
-# capped <expected-exit> <name> -- args...: trainerctl under `ulimit -v` 1 GiB and 60 s.
+# capped <expected-exit> <name> -- args...: trainerctl under `ulimit -v` 1 GiB (none when
+# instrumented: memory_bounds.sh) and 60 s.
 capped() {
   local want=$1 name=$2
   shift 3
   local start=$SECONDS
-  (ulimit -v 1048576 && exec timeout 60 "$ctl" "$@") >"$tmp/out" 2>"$tmp/err"
+  (ulimit -v "$(address_cap "$ctl" 1048576)" && exec timeout 60 "$ctl" "$@") >"$tmp/out" 2>"$tmp/err"
   local got=$?
   elapsed=$((SECONDS - start))
   err=$(cat "$tmp/err")

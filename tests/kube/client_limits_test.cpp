@@ -249,8 +249,15 @@ TEST_CASE("a list is decoded as it arrives: peak memory is a small multiple of i
   // The decoded List itself is about 3.4 times its text for objects like these (Boost.JSON
   // allocates every key and every string over 14 bytes on its own); what the call needs besides
   // it (the text, parser buffers) must stay small. Before decoding as the body arrived: 4.2x.
+#if defined(__SANITIZE_ADDRESS__)
+  // AddressSanitizer's shadow memory and quarantine are in the child's RSS too: the figures say
+  // nothing about the decoder there, so the ratios are checked in the uninstrumented build.
+  WARN("peak memory ratios not checked under AddressSanitizer (" << ratio << "x, " << transient
+                                                                 << "x)");
+#else
   CHECK(ratio <= 3.5);
   CHECK(transient <= 0.25);
+#endif
 }
 
 TEST_CASE("a watch event over max_watch_event_bytes ends the watch with the request and the limit",
