@@ -443,10 +443,12 @@ class Executor::Impl {
       }
       // A pipe still open (an escaped process holds it past the drain bound): what its stream
       // holds of an unfinished line is its last line.
+      // A copy: C++17 lambdas cannot capture a structured binding (clang refuses it).
+      const auto pod = i;
       for (Stream* s : {&p.out, &p.err}) {
         if (s->fd < 0) continue;
         s->lines.finish(
-            [&](std::string_view text, LineEnd end) { emit(i, s->is_stderr, text, end); });
+            [&](std::string_view text, LineEnd end) { emit(pod, s->is_stderr, text, end); });
       }
       close_proc(p);
     }
