@@ -5,8 +5,13 @@
 # sanitizer, not libtrainer. Those bounds are checked in the uninstrumented (dev) build; the
 # instrumented build runs the same steps uncapped, for what the sanitizers find.
 
-# instrumented PROGRAM: true when PROGRAM runs with a sanitizer runtime.
-instrumented() { ldd "$1" 2>/dev/null | grep -q 'lib[at]san\.so'; }
+# instrumented PROGRAM: true when PROGRAM runs with a sanitizer runtime. (Not `ldd | grep -q`:
+# grep's early exit makes ldd die of SIGPIPE, which `set -o pipefail` reads as a failure.)
+instrumented() {
+  local libs
+  libs=$(ldd "$1" 2>/dev/null)
+  [[ $libs == *libasan.so* || $libs == *libtsan.so* ]]
+}
 
 # address_cap PROGRAM KIB: what `ulimit -v` gets for PROGRAM: KIB, or `unlimited` when it is
 # instrumented.
