@@ -50,6 +50,8 @@ if [[ $case == flags ]]; then
   export KUBECONFIG=/nonexistent
   run 2 workers-zero -- controller --workers 0 && has workers-zero "$err" 'invalid --workers "0"'
   run 2 workers-word -- controller --workers many
+  run 2 qps-word -- controller --kube-api-qps fast && has qps-word "$err" 'invalid --kube-api-qps "fast"'
+  run 2 burst-zero -- controller --kube-api-burst 0 && has burst-zero "$err" 'invalid --kube-api-burst "0"'
   run 2 metrics-public -- controller --metrics-addr 0.0.0.0:9090 &&
     has metrics-public "$err" 'only a loopback address'
   run 2 metrics-host -- controller --metrics-addr example.com:9090
@@ -58,7 +60,9 @@ if [[ $case == flags ]]; then
   run 2 feature-gates -- controller --feature-gates Bogus=true && has feature-gates "$err" 'Bogus'
   run 2 unknown-flag -- controller --onse && has unknown-flag "$err" 'once'
   run 2 positional -- controller extra
-  run 0 help -- controller --help && has help "$out" 'usage: trainerctl controller'
+  run 0 help -- controller --help && has help "$out" 'usage: trainerctl controller' &&
+    has help-qps "$out" 'kube-api-qps QPS +requests per second to the API server \(0: no limit\) \(default:' &&
+    has help-burst "$out" 'kube-api-burst N .*\(default: 100\)'
   # A configuration that cannot be loaded: exit 1, kubectl's text.
   run 1 no-kubeconfig -- controller --kubeconfig /nonexistent/kubeconfig --once
   finish
@@ -237,6 +241,7 @@ YAML
     "$ctl" controller -n "$ns" --workers 2 >"$tmp/ctl.out" 2>"$tmp/ctl.err" &
     pid=$! pids+=("$pid")
     wait_for "$tmp/ctl.err" 'controller started: TrainJobs in namespace'
+    has run-rate "$(cat "$tmp/ctl.err")" 'controller started: .*, 2 workers, 50 requests/s, burst 100'
     run 0 apply-job -- apply -n "$ns" -f "$data/trainjob.yaml"
     wait_jobset mnist
     wait_for "$tmp/ctl.err" "$(line_re mnist)applied=[^ ]*jobset.jobset.x-k8s.io/mnist"
@@ -246,9 +251,9 @@ YAML
     has run-signal "$(cat "$tmp/ctl.err")" 'received SIGTERM: stopping'
     has run-stopped "$(cat "$tmp/ctl.err")" 'controller stopped$'
     # SIGINT (Ctrl-C) stops it the same way.
-    "$ctl" controller -n "$ns" >"$tmp/ctl2.out" 2>"$tmp/ctl2.err" &
+    "$ctl" controller -n "$ns" --kube-api-qps 0 >"$tmp/ctl2.out" 2>"$tmp/ctl2.err" &
     pid=$! pids+=("$pid")
-    wait_for "$tmp/ctl2.err" 'controller started'
+    wait_for "$tmp/ctl2.err" 'controller started: .*, no request limit'
     kill -INT "$pid"
     for _ in $(seq 300); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
     if kill -0 "$pid" 2>/dev/null; then

@@ -63,7 +63,8 @@ std::optional<std::chrono::milliseconds> parse_duration(const std::string& text)
   return std::chrono::milliseconds(static_cast<std::int64_t>(total_ms));
 }
 
-trainer::Result<trainer::kube::Client> connect(const Parsed& args) {
+trainer::Result<trainer::kube::Client> connect(const Parsed& args,
+                                               trainer::kube::ClientOptions options) {
   trainer::kube::LoadOptions load;
   load.kubeconfig = args.value("kubeconfig");
   load.context = args.value("context");
@@ -71,7 +72,6 @@ trainer::Result<trainer::kube::Client> connect(const Parsed& args) {
   auto config = trainer::kube::load_config(load);
   if (!config) return tl::unexpected(std::move(config.error()));
   for (const auto& warning : config->warnings) print_warning(warning);
-  trainer::kube::ClientOptions options;
   if (args.given("request-timeout")) {
     const auto timeout = parse_duration(args.value("request-timeout"));
     if (!timeout) {

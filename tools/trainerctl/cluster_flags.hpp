@@ -25,8 +25,10 @@ namespace trainerctl {
 /// neither or negative.
 [[nodiscard]] std::optional<std::chrono::milliseconds> parse_duration(const std::string& text);
 
-/// A client configured from the global flags, as kubectl loads its configuration.
-[[nodiscard]] trainer::Result<trainer::kube::Client> connect(const Parsed& args);
+/// A client configured from the global flags, as kubectl loads its configuration. `options`
+/// carries what the command sets beyond them (the controller's rate limit).
+[[nodiscard]] trainer::Result<trainer::kube::Client> connect(
+    const Parsed& args, trainer::kube::ClientOptions options = {});
 
 /// The namespace of the command: -n, else the context's.
 [[nodiscard]] std::string namespace_of(const Parsed& args, const trainer::kube::Client& client);

@@ -13,6 +13,7 @@
 
 #include <charconv>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <memory>
@@ -83,14 +84,25 @@ std::string reconcile_line(const ctl::ReconcileResult& result, const trainer::Er
   return line + "\n";
 }
 
-// A positive number of workers; nullopt otherwise.
-std::optional<int> parse_workers(const std::string& text) {
+// A whole number from 1 to `max`; nullopt otherwise.
+std::optional<int> parse_count(const std::string& text, int max) {
   int n = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || n < 1 || n > 1024) {
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || n < 1 || n > max) {
     return std::nullopt;
   }
   return n;
+}
+
+// `--kube-api-qps`: requests per second, a number; 0 or negative turns the limit off.
+std::optional<double> parse_qps(const std::string& text) {
+  double qps = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), qps);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() ||
+      !std::isfinite(qps)) {
+    return std::nullopt;
+  }
+  return qps;
 }
 
 int usage_error(const std::string& message) {
@@ -104,7 +116,7 @@ int run_controller(const Parsed& args) {
   StopSignals::block();
 
   ctl::ControllerOptions options;
-  const auto workers = parse_workers(args.value("workers"));
+  const auto workers = parse_count(args.value("workers"), 1024);
   if (!workers) {
     return usage_error("invalid --workers \"" + args.value("workers") +
                        "\": a number from 1 to 1024");
@@ -136,7 +148,22 @@ int run_controller(const Parsed& args) {
     std::fflush(stderr);
   };
 
-  auto client = connect(args);
+  // Upstream's manager talks to the API server at 50 requests per second with bursts of 100
+  // (its Configuration's clientConnection), not client-go's 5/10 of the other commands.
+  trainer::kube::ClientOptions client_options;
+  const auto qps = parse_qps(args.value("kube-api-qps"));
+  if (!qps) {
+    return usage_error("invalid --kube-api-qps \"" + args.value("kube-api-qps") +
+                       "\": a number of requests per second (0: no limit)");
+  }
+  client_options.qps = *qps > 0 ? *qps : -1.0;
+  const auto burst = parse_count(args.value("kube-api-burst"), 1000000);
+  if (!burst) {
+    return usage_error("invalid --kube-api-burst \"" + args.value("kube-api-burst") +
+                       "\": a number from 1 to 1000000");
+  }
+  client_options.burst = *burst;
+  auto client = connect(args, std::move(client_options));
   if (!client) return report_cluster_error(client.error());
   ctl::Controller controller(*client, std::move(options));
 
@@ -155,9 +182,12 @@ int run_controller(const Parsed& args) {
                  static_cast<unsigned>(metrics->port()));
   }
   const std::string ns = args.value("namespace");
-  std::fprintf(stderr, "%s controller started: TrainJobs in %s, %d workers%s%s\n",
+  const std::string rate =
+      *qps > 0 ? args.value("kube-api-qps") + " requests/s, burst " + std::to_string(*burst)
+               : "no request limit";
+  std::fprintf(stderr, "%s controller started: TrainJobs in %s, %d workers, %s%s%s\n",
                log_time().c_str(), ns.empty() ? "all namespaces" : ("namespace " + ns).c_str(),
-               *workers, args.enabled("leader-elect") ? ", leader election" : "",
+               *workers, rate.c_str(), args.enabled("leader-elect") ? ", leader election" : "",
                args.enabled("once") ? ", once" : "");
   std::fflush(stderr);
 
@@ -178,6 +208,13 @@ int run_controller(const Parsed& args) {
 std::vector<Flag> controller_flags() {
   auto flags = with_cluster_flags(
       {{"workers", '\0', "N", "TrainJobs reconciled at the same time", {}, "5"},
+       {"kube-api-qps",
+        '\0',
+        "QPS",
+        "requests per second to the API server (0: no limit)",
+        {},
+        "50"},
+       {"kube-api-burst", '\0', "N", "requests allowed at once above --kube-api-qps", {}, "100"},
        {"once", '\0', "",
         "reconcile every TrainJob that exists now once, then exit: 0 when all succeeded, else 1"},
        {"leader-elect", '\0', "",
