@@ -5,6 +5,7 @@
 #include "trainer/runtimes.hpp"
 #include "trainer/ssh.hpp"
 
+#include <boost/json/parse.hpp>
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -54,7 +55,8 @@ TEST_CASE("the built-in runtimes are upstream's default ClusterTrainingRuntimes,
   for (const auto& r : trainer::builtin_runtimes()) names.emplace_back(r.name);
   CHECK(names == std::vector<std::string>{"deepspeed-distributed", "jax-distributed",
                                           "mlx-distributed", "torch-distributed",
-                                          "xgboost-distributed"});
+                                          "torchtune-llama3.2-1b", "torchtune-llama3.2-3b",
+                                          "torchtune-qwen2.5-1.5b", "xgboost-distributed"});
   CHECK_FALSE(trainer::find_builtin_runtime("no-such-runtime"));
 }
 
@@ -172,6 +174,46 @@ TEST_CASE("deepspeed-distributed renders an MPI job with its Secret and hostfile
   const auto* secret = find_kind(out->objects, "Secret");
   REQUIRE(secret != nullptr);
   CHECK(secret->at("metadata").at("name") == "j-mpi-ssh-auth");
+}
+
+// The Kubeflow SDK's BuiltinTrainer (TorchTuneConfig) sends `tune run` to these runtimes.
+TEST_CASE("a torchtune runtime rewrites `tune run` as upstream and keeps its initializers") {
+  auto out = trainer::render_documents(
+      docs(job_yaml("torchtune-qwen2.5-1.5b",
+                    "  trainer: {command: [tune, run], args: [epochs=1]}\n")),
+      context(), with_builtins());
+  REQUIRE(out);
+  const auto* jobset = find_kind(out->objects, "JobSet");
+  REQUIRE(jobset != nullptr);
+  const auto& jobs = jobset->at("spec").at("replicatedJobs").as_array();
+  REQUIRE(jobs.size() == 3);
+  CHECK(jobs[0].at("name") == "dataset-initializer");
+  CHECK(jobs[1].at("name") == "model-initializer");
+  const auto& node = jobs[2];
+  CHECK(node.at("name") == "node");
+  const auto& container =
+      node.at("template").at("spec").at("template").at("spec").at("containers").at(0);
+  // The runtime's rendezvous endpoint, dataset tokens and recipe are replaced; its output,
+  // tokenizer and checkpoint paths stay (reference 4.2.4).
+  CHECK(container.at("command") ==
+        json::parse(R"(["tune","run","--rdzv_endpoint=j-node-0-0.j:29500",
+                        "full_finetune_distributed","--config","qwen2_5/1.5B_full",
+                        "output_dir=/workspace/output",
+                        "tokenizer.path=/workspace/model/vocab.json",
+                        "tokenizer.merges_file=/workspace/model/merges.txt",
+                        "checkpointer.checkpoint_dir=/workspace/model"])"));
+  CHECK(container.at("args") == json::parse(R"(["epochs=1"])"));
+  CHECK(container.at("resources").at("limits").at("nvidia.com/gpu") == 2);
+}
+
+TEST_CASE("a torchtune runtime refuses more nodes than its model supports, as upstream") {
+  auto out = trainer::render_documents(
+      docs(job_yaml("torchtune-llama3.2-1b", "  trainer: {numNodes: 2, command: [tune, run]}\n")),
+      context(), with_builtins());
+  REQUIRE_FALSE(out);
+  CHECK_THAT(
+      out.error().message,
+      Catch::Contains("spec.trainer.numNodes: Invalid value: 2: must be 1 for llama3_2/1B model"));
 }
 
 TEST_CASE("a TrainingRuntime reference never falls back to a built-in runtime") {
