@@ -59,7 +59,9 @@ namespace detail {
 
 /// The events.k8s.io/v1 Warning event controller-runtime's recorder writes on `job` (reference
 /// kubernetes-api-client 10): name `<job>.<hex unix nanos>`, reportingController
-/// `trainer-controller`, action `Reconciling`.
+/// `trainer-trainjob-controller`, action `Reconciling`; written as a core/v1 object with
+/// firstTimestamp, lastTimestamp, count and source, which core/v1 readers need and the
+/// events.k8s.io/v1 API refuses to set (docs/upstream-differences.md).
 [[nodiscard]] boost::json::object warning_event(const TrainJob& job, std::string_view reason,
                                                 std::string_view note, Clock::time_point now,
                                                 std::string_view hostname);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // The Warning event of a failed reconcile, as controller-runtime's events.k8s.io/v1 recorder
-// writes it (reference kubernetes-api-client section 10), synchronously and best effort.
+// writes it (reference kubernetes-api-client section 10), synchronously and best effort, with
+// the core/v1 fields that give it a firstTimestamp (docs/upstream-differences.md).
 #include "controller/controller_internal.hpp"
 
 #include <boost/json/object.hpp>
@@ -17,8 +18,8 @@ namespace {
 
 namespace json = boost::json;
 
-// Upstream's recorder name (cmd/trainer-controller-manager).
-constexpr std::string_view kReportingController = "trainer-controller";
+// The name upstream's TrainJob reconciler records under (pkg/controller/setup.go).
+constexpr std::string_view kReportingController = "trainer-trainjob-controller";
 constexpr std::size_t kMaxErrorBytes = 950;
 
 std::string hostname() {
@@ -70,17 +71,26 @@ json::object warning_event(const TrainJob& job, std::string_view reason, std::st
                          {"resourceVersion", job.metadata.resource_version.value_or("")}};
   std::string instance = std::string(kReportingController) + "-" + std::string(host);
   if (instance.size() > 128) instance.resize(128);  // the API's limit
-  return json::object{{"apiVersion", "events.k8s.io/v1"},
+  // Written through core/v1, the API the events.k8s.io/v1 object is stored as: the same
+  // eventTime, reporting fields, action, reason and note (`message`) as upstream's recorder, plus
+  // firstTimestamp, lastTimestamp, count and source, which events.k8s.io/v1 refuses to set and
+  // core/v1 readers (the Kubeflow SDK's get_job_events) need: an event without firstTimestamp is
+  // skipped there.
+  return json::object{{"apiVersion", "v1"},
                       {"kind", "Event"},
                       {"metadata", json::object{{"name", name + suffix}, {"namespace", ns}}},
                       {"eventTime", micro_time(now)},
-                      {"reportingController", kReportingController},
+                      {"reportingComponent", kReportingController},
                       {"reportingInstance", instance},
                       {"action", "Reconciling"},
                       {"reason", reason},
-                      {"regarding", std::move(regarding)},
-                      {"note", note},
-                      {"type", "Warning"}};
+                      {"involvedObject", std::move(regarding)},
+                      {"message", note},
+                      {"type", "Warning"},
+                      {"source", json::object{{"component", kReportingController}, {"host", host}}},
+                      {"firstTimestamp", format_time(now)},
+                      {"lastTimestamp", format_time(now)},
+                      {"count", 1}};
 }
 
 Result<void> record_warning(kube::Client& client, const TrainJob& job, std::string_view reason,
@@ -88,7 +98,7 @@ Result<void> record_warning(kube::Client& client, const TrainJob& job, std::stri
                             const kube::CancelToken& cancel) {
   kube::CallOptions call;
   call.cancel = cancel;
-  auto resource = client.resource_for("events.k8s.io/v1", "Event", call);
+  auto resource = client.resource_for("v1", "Event", call);
   if (!resource) return tl::unexpected(std::move(resource.error()));
   const json::object event = warning_event(job, reason, note, now, hostname());
   kube::WriteOptions write;

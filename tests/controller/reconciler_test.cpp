@@ -469,7 +469,7 @@ TEST_CASE("a failed apply stops the reconcile and records the Warning event", "[
     {"apiGroups":[""],"resources":["configmaps"],"verbs":["get","create","patch"]},
     {"apiGroups":[""],"resources":["secrets"],"verbs":["get"]},
     {"apiGroups":["jobset.x-k8s.io"],"resources":["jobsets"],"verbs":["get"]},
-    {"apiGroups":["events.k8s.io"],"resources":["events"],"verbs":["create"]}]})")
+    {"apiGroups":["","events.k8s.io"],"resources":["events"],"verbs":["create"]}]})")
                            .as_object()));
   REQUIRE(admin.create(bindings, ns,
                        json::parse(R"({"apiVersion":"rbac.authorization.k8s.io/v1",
@@ -502,13 +502,25 @@ TEST_CASE("a failed apply stops the reconcile and records the Warning event", "[
   CHECK(e.at("type") == "Warning");
   CHECK(e.at("reason") == "TrainJobResourcesCreationFailed");
   CHECK(e.at("action") == "Reconciling");
-  CHECK(e.at("reportingController") == "trainer-controller");
+  CHECK(e.at("reportingController") == "trainer-trainjob-controller");
   const std::string note(e.at("note").as_string());
   CHECK(note.rfind("TrainJob resources reconciliation failed: jobsets.jobset.x-k8s.io \"x\" is "
                    "forbidden: ",
                    0) == 0);
   CHECK(e.at("regarding").at("uid") == trainjob(admin, ns, "x").at("metadata").at("uid"));
   CHECK(e.at("regarding").at("kind") == "TrainJob");
+  // The core/v1 view the Kubeflow SDK's get_job_events reads: it skips events without
+  // firstTimestamp.
+  auto core = admin.list(resource(admin, "v1", "Event"), ns);
+  REQUIRE(core);
+  REQUIRE(core->at("items").as_array().size() == 1);
+  const auto& c = core->at("items").as_array()[0].as_object();
+  CHECK(c.at("involvedObject").at("name") == "x");
+  CHECK(c.at("message") == e.at("note"));
+  CHECK(c.at("firstTimestamp").is_string());
+  CHECK(c.at("count") == 1);
+  CHECK(c.at("source").at("component") == "trainer-trainjob-controller");
+  CHECK(c.at("reportingComponent") == "trainer-trainjob-controller");
 }
 
 TEST_CASE("the runtime snapshot outlives the runtime; without either the reconcile fails",

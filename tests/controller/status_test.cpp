@@ -279,24 +279,29 @@ TEST_CASE("a refused TrainJob's note and condition message are cut within their 
   CHECK(message.substr(message.size() - 4) == " ...");
 }
 
-TEST_CASE("the Warning event is controller-runtime's events.k8s.io/v1 object") {
+TEST_CASE("the Warning event is controller-runtime's, written as a core/v1 object") {
   auto j = job();
   j.metadata.uid = "u-1";
   j.metadata.resource_version = "7";
   const auto t = at("2026-01-01T00:00:00Z") + 123456789ns;
   const auto e =
       controller::detail::warning_event(j, "TrainJobResourcesCreationFailed", "note", t, "host");
-  CHECK(e.at("apiVersion") == "events.k8s.io/v1");
+  CHECK(e.at("apiVersion") == "v1");
   CHECK(e.at("type") == "Warning");
   CHECK(e.at("action") == "Reconciling");
   CHECK(e.at("reason") == "TrainJobResourcesCreationFailed");
-  CHECK(e.at("note") == "note");
+  CHECK(e.at("message") == "note");
   CHECK(e.at("eventTime") == "2026-01-01T00:00:00.123456Z");
-  CHECK(e.at("reportingController") == "trainer-controller");
-  CHECK(e.at("reportingInstance") == "trainer-controller-host");
+  CHECK(e.at("reportingComponent") == "trainer-trainjob-controller");
+  CHECK(e.at("reportingInstance") == "trainer-trainjob-controller-host");
+  CHECK(e.at("firstTimestamp") == "2026-01-01T00:00:00Z");
+  CHECK(e.at("lastTimestamp") == "2026-01-01T00:00:00Z");
+  CHECK(e.at("count") == 1);
+  CHECK(e.at("source").at("component") == "trainer-trainjob-controller");
+  CHECK(e.at("source").at("host") == "host");
   CHECK(e.at("metadata").at("name") == "x.18867251f555cd15");
   CHECK(e.at("metadata").at("namespace") == "ns");
-  CHECK(e.at("regarding").at("uid") == "u-1");
-  CHECK(e.at("regarding").at("kind") == "TrainJob");
-  CHECK(e.at("regarding").at("resourceVersion") == "7");
+  CHECK(e.at("involvedObject").at("uid") == "u-1");
+  CHECK(e.at("involvedObject").at("kind") == "TrainJob");
+  CHECK(e.at("involvedObject").at("resourceVersion") == "7");
 }
