@@ -8,11 +8,17 @@
 namespace trainer {
 
 const std::vector<BuiltinRuntime>& builtin_runtimes() noexcept {
-  return detail::builtin_runtime_table();
+  static const std::vector<BuiltinRuntime> table = [] {
+    std::vector<BuiltinRuntime> views;
+    for (const auto& text : detail::builtin_runtime_texts())
+      views.push_back({text.name, text.text});
+    return views;
+  }();
+  return table;
 }
 
 std::optional<std::string_view> find_builtin_runtime(std::string_view name) noexcept {
-  const auto& table = detail::builtin_runtime_table();
+  const auto& table = builtin_runtimes();
   const auto it = std::find_if(table.begin(), table.end(),
                                [&](const BuiltinRuntime& r) { return r.name == name; });
   if (it == table.end()) return std::nullopt;

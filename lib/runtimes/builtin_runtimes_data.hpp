@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// The table generated from lib/runtimes/builtin/*.yaml (sorted by file name).
+// The texts embedded from lib/runtimes/builtin/*.yaml (sorted by file name).
 #pragma once
 
-#include "trainer/runtimes.hpp"
+#include "api/embedded_text.hpp"
 
 #include <vector>
 
 namespace trainer::detail {
 
-const std::vector<BuiltinRuntime>& builtin_runtime_table() noexcept;
+const std::vector<EmbeddedText>& builtin_runtime_texts() noexcept;
 
 }  // namespace trainer::detail
