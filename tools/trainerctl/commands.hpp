@@ -43,5 +43,7 @@ const Command& wait_command();
 const Command& delete_command();
 const Command& controller_command();
 const Command& convert_command();
+const Command& install_command();
+const Command& uninstall_command();
 
 }  // namespace trainerctl

@@ -22,7 +22,8 @@ const std::vector<const Command*>& commands() {
       &trainerctl::apply_command(),    &trainerctl::get_command(),
       &trainerctl::describe_command(), &trainerctl::wait_command(),
       &trainerctl::delete_command(),   &trainerctl::controller_command(),
-      &trainerctl::convert_command()};
+      &trainerctl::convert_command(),  &trainerctl::install_command(),
+      &trainerctl::uninstall_command()};
   return all;
 }
 
