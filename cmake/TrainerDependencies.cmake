@@ -16,7 +16,7 @@ set_package_properties(tl-expected PROPERTIES TYPE REQUIRED PURPOSE "Result<T>")
 set_package_properties(yaml-cpp PROPERTIES TYPE REQUIRED PURPOSE "YAML front end")
 set_package_properties(CURL PROPERTIES TYPE REQUIRED PURPOSE "the Kubernetes client")
 set_package_properties(OpenSSL PROPERTIES TYPE REQUIRED
-  PURPOSE "libcrypto: SSH keys, Flux curve keys, webhook certificates; libssl: the HTTPS server")
+  PURPOSE "libcrypto: SSH keys, Flux curve keys, webhook certificates, libssl: the HTTPS server")
 
 # Debian's yaml-cpp 0.7 exports `yaml-cpp`; Conan/vcpkg 0.8 export `yaml-cpp::yaml-cpp`.
 if(TARGET yaml-cpp::yaml-cpp)

@@ -21,6 +21,10 @@
 #include <string>
 #include <vector>
 
+namespace boost::asio::ssl {
+class context;
+}  // namespace boost::asio::ssl
+
 namespace trainer::serving {
 
 /// The serving certificate and key, swapped atomically. Thread-safe: `set` from any thread while
@@ -44,9 +48,9 @@ class CertificateStore {
   [[nodiscard]] std::uint64_t generation() const;
 
   struct Impl;
-  /// The current TLS context (an `boost::asio::ssl::context`), null before the first `set`;
-  /// shared so that a connection keeps the one it started with. For the server.
-  [[nodiscard]] std::shared_ptr<void> current_context() const;
+  /// The TLS context of the current certificate, null before the first `set`; shared so that a
+  /// connection keeps the one it started with. For the server.
+  [[nodiscard]] std::shared_ptr<boost::asio::ssl::context> current_context() const;
 
  private:
   std::unique_ptr<Impl> impl_;
