@@ -62,7 +62,8 @@ Result<void> CertificateStore::set(const std::string& cert_pem, const std::strin
     return fail(ErrorCode::kInvalidArgument, "tls.crt: not a PEM certificate: " + ec.message());
   }
   context->use_private_key(asio::buffer(key_pem), ssl::context::pem, ec);
-  if (ec) return fail(ErrorCode::kInvalidArgument, "tls.key: not a PEM private key: " + ec.message());
+  if (ec)
+    return fail(ErrorCode::kInvalidArgument, "tls.key: not a PEM private key: " + ec.message());
   if (SSL_CTX_check_private_key(context->native_handle()) != 1) {
     return fail(ErrorCode::kInvalidArgument, "tls.key: the key does not belong to tls.crt");
   }
@@ -150,7 +151,8 @@ Result<CompiledRoute> compile_route(Route route, const std::string& server) {
                 server + ": route " + route.method + " " + route.pattern + ": " + why);
   };
   if (route.method.empty()) return bad("no method");
-  if (route.pattern.empty() || route.pattern.front() != '/') return bad("the path must start with /");
+  if (route.pattern.empty() || route.pattern.front() != '/')
+    return bad("the path must start with /");
   if (!route.handler) return bad("no handler");
   CompiledRoute compiled;
   for (const auto segment : split_path(route.pattern)) {
@@ -323,16 +325,15 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     parser_->header_limit(static_cast<std::uint32_t>(server_.options.header_limit));
     parser_->body_limit(server_.max_body_limit);
     lowest().expires_after(server_.options.read_timeout);
-    http::async_read_header(
-        stream_, buffer_, *parser_,
-        [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
-          if (ec == http::error::header_limit) {
-            return self->answer_and_close(text_response(431, "431 Request Header Fields Too Large"),
-                                          11);
-          }
-          if (ec) return self->close_now();
-          self->route_request();
-        });
+    http::async_read_header(stream_, buffer_, *parser_,
+                            [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
+                              if (ec == http::error::header_limit) {
+                                return self->answer_and_close(
+                                    text_response(431, "431 Request Header Fields Too Large"), 11);
+                              }
+                              if (ec) return self->close_now();
+                              self->route_request();
+                            });
   }
 
   void route_request() {
@@ -355,8 +356,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
       std::vector<std::pair<std::string, std::string>> params;
       if (!match(route, request_.path, params)) continue;
       path_matched_ = true;
-      if (route.route.method == request_.method ||
-          (head_ && route.route.method == "GET")) {
+      if (route.route.method == request_.method || (head_ && route.route.method == "GET")) {
         route_ = &route;
         request_.params = std::move(params);
         break;
@@ -429,9 +429,8 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     idle_ = false;
     if constexpr (kTls) {
       lowest().expires_after(server_.options.write_timeout);
-      stream_.async_shutdown([self = this->shared_from_this()](beast::error_code) {
-        self->close_now();
-      });
+      stream_.async_shutdown(
+          [self = this->shared_from_this()](beast::error_code) { self->close_now(); });
     } else {
       beast::error_code ignored;
       lowest().socket().shutdown(tcp::socket::shutdown_send, ignored);
@@ -457,8 +456,8 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   unsigned version_ = 11;
   bool keep_alive_ = false;
   bool head_ = false;
-  bool idle_ = false;   // waiting for a request's first byte: stop() closes the connection
-  bool first_ = true;   // no request read yet: the wait is under read_timeout
+  bool idle_ = false;  // waiting for a request's first byte: stop() closes the connection
+  bool first_ = true;  // no request read yet: the wait is under read_timeout
 };
 
 }  // namespace
@@ -502,8 +501,8 @@ void HttpsServer::Impl::on_accept(tcp::socket socket) {
   if (connections.load() >= options.max_connections) return;  // the socket closes here
   beast::error_code ec;
   const auto endpoint = socket.remote_endpoint(ec);
-  std::string remote = ec ? std::string() : endpoint.address().to_string() + ":" +
-                                                std::to_string(endpoint.port());
+  std::string remote =
+      ec ? std::string() : endpoint.address().to_string() + ":" + std::to_string(endpoint.port());
   if (options.certificates) {
     auto context = options.certificates->current_context();
     if (!context) return;  // no certificate (cannot happen after start): refuse
@@ -514,8 +513,7 @@ void HttpsServer::Impl::on_accept(tcp::socket socket) {
     session->start(std::move(remote));
   } else {
     ++connections;
-    auto session =
-        std::make_shared<Session<beast::tcp_stream>>(*this, std::move(socket), nullptr);
+    auto session = std::make_shared<Session<beast::tcp_stream>>(*this, std::move(socket), nullptr);
     add(session);
     session->start(std::move(remote));
   }
