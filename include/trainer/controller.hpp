@@ -168,6 +168,9 @@ struct ControllerOptions {
   std::chrono::milliseconds shutdown_timeout{std::chrono::seconds(30)};
   /// Webhooks, progress server and their certificates.
   ServingOptions serving;
+  /// Called when an HTTPS endpoint of `serving` listens: its name (`webhooks`) and the bound
+  /// port (the chosen one when the options asked for 0), from the thread of `run()`.
+  std::function<void(std::string_view endpoint, int port)> on_serving;
 };
 
 /// Counters for `--metrics-addr` (Prometheus text).

@@ -12,12 +12,14 @@
 // and those of the trial TrainJobs they control, queue the OptimizationJob's key, which the
 // optimization pass (optimization_reconciler.hpp) reconciles with the same resync and backoff.
 #include "trainer/controller.hpp"
+#include "controller/admission_webhooks.hpp"
 #include "controller/controller_internal.hpp"
 #include "controller/leader_election.hpp"
 #include "controller/metrics_text.hpp"
 #include "controller/optimization_reconciler.hpp"
 #include "controller/owner_key.hpp"
 #include "controller/watched_kinds.hpp"
+#include "controller/webhook_certs.hpp"
 #include "controller/work_queue.hpp"
 #include "kube/client/cancel.hpp"
 
@@ -69,6 +71,53 @@ struct Controller::Impl {
 
   ControllerMetrics counters;  // queue_depth and leader are filled in by metrics()
   std::atomic<bool> leader{false};
+
+  // The HTTPS endpoints of the run (every replica serves them, leader or not, as upstream's
+  // manager does): the certificates, the admission webhooks and their server.
+  std::unique_ptr<WebhookCertificates> certificates;
+  std::unique_ptr<AdmissionWebhooks> webhooks;
+  std::unique_ptr<serving::HttpsServer> webhook_server;
+  kube::CancelToken serving_token;
+
+  // Starts what `options.serving` asks for; nothing when no endpoint is served.
+  Result<void> start_serving() {
+    if (!needs_certificates(options)) return {};
+    auto certs = WebhookCertificates::start(client, options.serving);
+    if (!certs) return tl::unexpected(std::move(certs.error()));
+    certificates = std::move(*certs);
+    if (options.serving.webhook_port == 0) return {};
+    WebhookOptions hooks;
+    hooks.feature_gates = options.reconciler.feature_gates;
+    hooks.config = options.reconciler.config;
+    hooks.framework = options.reconciler.framework;
+    hooks.reader = [this, token = serving_token] { return cluster_reader(client, token); };
+    webhooks = std::make_unique<AdmissionWebhooks>(std::move(hooks));
+    serving::ServerOptions server;
+    server.name = "webhook server";
+    server.bind_address = options.serving.webhook_bind_address;
+    server.port = options.serving.webhook_port;
+    server.certificates = certificates->store();
+    server.routes = webhooks->routes();
+    // Admission of one review reads the cluster (the runtime, plugin lookups): a few handler
+    // threads, so that a slow API server answer does not hold every review.
+    server.threads = 4;
+    auto started = serving::HttpsServer::start(std::move(server));
+    if (!started) {
+      return fail(started.error().code, "webhook server: " + started.error().message);
+    }
+    webhook_server = std::move(*started);
+    if (options.on_serving) options.on_serving("webhooks", webhook_server->port());
+    return {};
+  }
+
+  void stop_serving() noexcept {
+    serving_token.cancel();
+    if (webhook_server) webhook_server->stop();
+    webhook_server.reset();
+    webhooks.reset();
+    if (certificates) certificates->stop();
+    certificates.reset();
+  }
 
   Impl(kube::Client& c, ControllerOptions o) : client(c), options(std::move(o)) {}
 
@@ -350,6 +399,12 @@ Result<void> Controller::run() {
       s.leader = false;
     }
   } finish{s};
+  struct StopServing {
+    Impl& s;
+    ~StopServing() { s.stop_serving(); }
+  } stop_serving{s};
+  s.serving_token = kube::CancelToken();
+  if (auto served = s.start_serving(); !served) return served;
 
   // The caller's token (ReconcilerOptions::cancel) stops the run as stop() does: gracefully.
   // The reconciles themselves get a token of the run's own, cancelled only when the shutdown

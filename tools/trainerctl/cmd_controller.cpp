@@ -14,6 +14,7 @@
 #include <charconv>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <memory>
 #include <optional>
@@ -98,6 +99,20 @@ int usage_error(const std::string& message) {
   return kExitUsage;
 }
 
+// --webhook-port and --webhook-bind-address: the admission webhooks (0: not served).
+std::optional<std::string> webhook_flags(const Parsed& args, ctl::ServingOptions& serving) {
+  const std::string port = args.value("webhook-port");
+  char* end = nullptr;
+  const long value = std::strtol(port.c_str(), &end, 10);
+  if (port.empty() || end == nullptr || *end != '\0' || value < 0 || value > 65535) {
+    return "invalid --webhook-port \"" + port + "\": a port from 0 (off) to 65535";
+  }
+  serving.webhook_port = static_cast<int>(value);
+  serving.webhook_bind_address = args.value("webhook-bind-address");
+  if (serving.webhook_bind_address.empty()) return "--webhook-bind-address must not be empty";
+  return std::nullopt;
+}
+
 int run_controller(const Parsed& args) {
   // Before any thread exists (the client's, the controller's): only the signal thread waits
   // for SIGTERM/SIGINT.
@@ -125,6 +140,12 @@ int run_controller(const Parsed& args) {
       return usage_error(address.error().message);
     }
   }
+  if (auto bad = webhook_flags(args, options.serving)) return usage_error(*bad);
+  options.on_serving = [](std::string_view endpoint, int port) {
+    std::fprintf(stderr, "%s serving %.*s on port %d\n", log_time().c_str(),
+                 static_cast<int>(endpoint.size()), endpoint.data(), port);
+    std::fflush(stderr);
+  };
   options.namespace_ = args.value("namespace");
   options.once = args.enabled("once");
   options.leader_election.enabled = args.enabled("leader-elect");
@@ -194,7 +215,20 @@ std::vector<Flag> controller_flags() {
         true},
        kPluginFlag,
        {"metrics-addr", '\0', "HOST:PORT",
-        "serve Prometheus metrics at http://HOST:PORT/metrics (loopback only; port 0: any)"}});
+        "serve Prometheus metrics at http://HOST:PORT/metrics (loopback only; port 0: any)"},
+       {"webhook-port",
+        '\0',
+        "PORT",
+        "serve the admission webhooks over HTTPS on this port (0: off; the Deployment of "
+        "trainerctl install uses 9443)",
+        {},
+        "0"},
+       {"webhook-bind-address",
+        '\0',
+        "ADDRESS",
+        "address the webhook server listens on",
+        {},
+        "0.0.0.0"}});
   for (auto& flag : flags) {
     if (flag.name == "namespace") flag.help = "watch only this namespace (default: all namespaces)";
   }
