@@ -79,13 +79,19 @@ struct Controller::Impl {
   std::unique_ptr<serving::HttpsServer> webhook_server;
   kube::CancelToken serving_token;
 
-  // Starts what `options.serving` asks for; nothing when no endpoint is served.
-  Result<void> start_serving() {
-    if (!needs_certificates(options)) return {};
+  // The certificates of the HTTPS endpoints, started by the first endpoint that needs them.
+  Result<void> ensure_certificates() {
+    if (certificates) return {};
     auto certs = WebhookCertificates::start(client, options.serving);
     if (!certs) return tl::unexpected(std::move(certs.error()));
     certificates = std::move(*certs);
+    return {};
+  }
+
+  // Starts the admission webhooks when `options.serving.webhook_port` asks for them.
+  Result<void> start_serving() {
     if (options.serving.webhook_port == 0) return {};
+    if (auto certs = ensure_certificates(); !certs) return certs;
     WebhookOptions hooks;
     hooks.feature_gates = options.reconciler.feature_gates;
     hooks.config = options.reconciler.config;
