@@ -217,57 +217,57 @@ std::string create_error(const json::object& job) {
 
 }  // namespace
 
-TEST_CASE("the API server refuses a TrainJob with a reserved env var through our webhook") {
-  const std::string error =
-      create_error(train_job("reserved", R"(,"env":[{"name":"PET_NNODES","value":"3"}])"));
-  INFO(error);
-  CHECK(error.find("admission webhook \"validator.trainjob.trainer.kubeflow.org\" denied the "
-                   "request: spec.trainer.env: Invalid value: ") != std::string::npos);
-  CHECK(error.find("must not have reserved envs, invalid envs configured: [PET_NNODES]") !=
-        std::string::npos);
-}
+// One test case, so that its sections share the one API server of the process.
+TEST_CASE("the API server calls our admission webhooks", "[controller][webhooks]") {
+  SECTION("the API server refuses a TrainJob with a reserved env var through our webhook") {
+    const std::string error =
+        create_error(train_job("reserved", R"(,"env":[{"name":"PET_NNODES","value":"3"}])"));
+    INFO(error);
+    CHECK(error.find("admission webhook \"validator.trainjob.trainer.kubeflow.org\" denied the "
+                     "request: spec.trainer.env: Invalid value: ") != std::string::npos);
+    CHECK(error.find("must not have reserved envs, invalid envs configured: [PET_NNODES]") !=
+          std::string::npos);
+  }
+  SECTION("the API server refuses what a loaded plugin's rule refuses") {
+    const std::string error = create_error(train_job("too-many", R"(,"numNodes":5)"));
+    INFO(error);
+    CHECK(error.find("denied the request: spec.trainer.numNodes: Invalid value: 5: must be at "
+                     "most 4") != std::string::npos);
+  }
+  SECTION("a valid TrainJob is admitted and the defaulter stamps its runtimePatches' time") {
+    Env& e = env();
+    auto created = e.client.create(e.train_jobs, e.ns, train_job("valid", "", kPatch));
+    if (!created) FAIL(trainer::kube::kubectl_text(created.error()));
+    const auto& patch = created->at("spec").at("runtimePatches").at(0).as_object();
+    REQUIRE(patch.if_contains("time") != nullptr);
+    const std::string time(patch.at("time").as_string());
+    CHECK(time.size() == 20);  // RFC 3339 seconds, UTC
+    CHECK(time.back() == 'Z');
 
-TEST_CASE("the API server refuses what a loaded plugin's rule refuses") {
-  const std::string error = create_error(train_job("too-many", R"(,"numNodes":5)"));
-  INFO(error);
-  CHECK(error.find("denied the request: spec.trainer.numNodes: Invalid value: 5: must be at "
-                   "most 4") != std::string::npos);
-}
-
-TEST_CASE("a valid TrainJob is admitted and the defaulter stamps its runtimePatches' time") {
-  Env& e = env();
-  auto created = e.client.create(e.train_jobs, e.ns, train_job("valid", "", kPatch));
-  if (!created) FAIL(trainer::kube::kubectl_text(created.error()));
-  const auto& patch = created->at("spec").at("runtimePatches").at(0).as_object();
-  REQUIRE(patch.if_contains("time") != nullptr);
-  const std::string time(patch.at("time").as_string());
-  CHECK(time.size() == 20);  // RFC 3339 seconds, UTC
-  CHECK(time.back() == 'Z');
-
-  // An update upstream forbids: the runtime patches change while the TrainJob runs.
-  const std::string body =
-      R"({"spec":{"runtimePatches":[{"manager":"kueue.x-k8s.io/manager","trainingRuntimeSpec":
-      {"template":{"spec":{"replicatedJobs":[{"name":"node","template":{"spec":{"template":
-      {"spec":{"nodeSelector":{"pool":"b"}}}}}}]}}}}]}})";
-  auto patched =
-      e.client.patch(e.train_jobs, e.ns, "valid", trainer::kube::PatchType::kMerge, body);
-  REQUIRE_FALSE(patched);
-  const std::string error = trainer::kube::kubectl_text(patched.error());
-  INFO(error);
-  CHECK(error.find("denied the request: spec.runtimePatches: Forbidden: RuntimePatches can only "
-                   "be modified when the TrainJob is suspended before or after the update") !=
-        std::string::npos);
-}
-
-TEST_CASE("the API server refuses a TrainingRuntime the runtime webhook refuses") {
-  Env& e = env();
-  json::object rt = runtime(e.ns, 2);
-  rt["metadata"].as_object()["name"] = "two-replicas";
-  auto created = e.client.create(e.runtimes, e.ns, rt);
-  REQUIRE_FALSE(created);
-  const std::string error = trainer::kube::kubectl_text(created.error());
-  INFO(error);
-  CHECK(error.find("admission webhook \"validator.trainingruntime.trainer.kubeflow.org\" denied "
-                   "the request: spec.template.spec.replicatedJobs[0].replicas: Invalid value: "
-                   "2: always must be 1") != std::string::npos);
+    // An update upstream forbids: the runtime patches change while the TrainJob runs.
+    const std::string body =
+        R"({"spec":{"runtimePatches":[{"manager":"kueue.x-k8s.io/manager","trainingRuntimeSpec":
+        {"template":{"spec":{"replicatedJobs":[{"name":"node","template":{"spec":{"template":
+        {"spec":{"nodeSelector":{"pool":"b"}}}}}}]}}}}]}})";
+    auto patched =
+        e.client.patch(e.train_jobs, e.ns, "valid", trainer::kube::PatchType::kMerge, body);
+    REQUIRE_FALSE(patched);
+    const std::string error = trainer::kube::kubectl_text(patched.error());
+    INFO(error);
+    CHECK(error.find("denied the request: spec.runtimePatches: Forbidden: RuntimePatches can only "
+                     "be modified when the TrainJob is suspended before or after the update") !=
+          std::string::npos);
+  }
+  SECTION("the API server refuses a TrainingRuntime the runtime webhook refuses") {
+    Env& e = env();
+    json::object rt = runtime(e.ns, 2);
+    rt["metadata"].as_object()["name"] = "two-replicas";
+    auto created = e.client.create(e.runtimes, e.ns, rt);
+    REQUIRE_FALSE(created);
+    const std::string error = trainer::kube::kubectl_text(created.error());
+    INFO(error);
+    CHECK(error.find("admission webhook \"validator.trainingruntime.trainer.kubeflow.org\" denied "
+                     "the request: spec.template.spec.replicatedJobs[0].replicas: Invalid value: "
+                     "2: always must be 1") != std::string::npos);
+  }
 }
