@@ -56,6 +56,11 @@ if [[ $case == flags ]]; then
   run 2 metrics-no-port -- controller --metrics-addr 127.0.0.1
   run 2 metrics-big-port -- controller --metrics-addr 127.0.0.1:70000
   run 2 feature-gates -- controller --feature-gates Bogus=true && has feature-gates "$err" 'Bogus'
+  run 2 webhook-big-port -- controller --webhook-port 70000 &&
+    has webhook-big-port "$err" 'invalid --webhook-port "70000": a port from 0 .off. to 65535'
+  run 2 webhook-word-port -- controller --webhook-port https
+  run 2 webhook-no-address -- controller --webhook-port 9443 --webhook-bind-address '' &&
+    has webhook-no-address "$err" '--webhook-bind-address must not be empty'
   run 2 unknown-flag -- controller --onse && has unknown-flag "$err" 'once'
   run 2 positional -- controller extra
   run 0 help -- controller --help && has help "$out" 'usage: trainerctl controller'
