@@ -256,8 +256,9 @@ Result<serving::CertificateSet> WebhookCertificates::Impl::ensure_secret() {
 // configuration is no error: it is looked for again on the next refresh.
 Result<void> WebhookCertificates::Impl::inject_ca(const std::string& ca_pem, bool validating) {
   const auto resource = webhook_configurations(validating);
-  const std::string name =
-      validating ? kValidatingWebhookConfigurationName : kMutatingWebhookConfigurationName;
+  const std::string& name = validating ? options.validating_webhook_configuration_name
+                                       : options.mutating_webhook_configuration_name;
+  if (name.empty()) return {};
   auto object = client.get(resource, "", name);
   if (!object) {
     if (object.error().code == ErrorCode::kNotFound) return {};

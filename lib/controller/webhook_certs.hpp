@@ -62,6 +62,9 @@ struct WebhookCertificatesOptions {
   /// One line per change (`generated ...`, `caBundle of ... updated`) and per failed refresh.
   std::function<void(const std::string&)> log;
   std::string namespace_file = kServiceAccountNamespaceFile;
+  /// The configurations whose webhooks get the CA (upstream's Config fields of the same names).
+  std::string validating_webhook_configuration_name = kValidatingWebhookConfigurationName;
+  std::string mutating_webhook_configuration_name = kMutatingWebhookConfigurationName;
 };
 
 class WebhookCertificates {
