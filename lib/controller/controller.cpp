@@ -18,6 +18,7 @@
 #include "controller/optimization_reconciler.hpp"
 #include "controller/owner_key.hpp"
 #include "controller/watched_kinds.hpp"
+#include "controller/webhook_certs.hpp"
 #include "controller/work_queue.hpp"
 #include "kube/client/cancel.hpp"
 
@@ -69,6 +70,9 @@ struct Controller::Impl {
 
   ControllerMetrics counters;  // queue_depth and leader are filled in by metrics()
   std::atomic<bool> leader{false};
+  // The webhook and status servers' certificates while run() runs (needs_certificates); every
+  // replica keeps them current, leader or not, as upstream's cert-controller does.
+  std::unique_ptr<WebhookCertificates> certificates;
 
   Impl(kube::Client& c, ControllerOptions o) : client(c), options(std::move(o)) {}
 
@@ -348,6 +352,7 @@ Result<void> Controller::run() {
       s.stop_requested = false;
       s.stop_token = kube::CancelToken();
       s.leader = false;
+      s.certificates.reset();
     }
   } finish{s};
 
@@ -357,6 +362,17 @@ Result<void> Controller::run() {
   const kube::detail::CancelRegistration caller_cancel(s.options.reconciler.cancel,
                                                        [this] { stop(); });
   if (s.stopped()) return {};
+  if (needs_certificates(s.options)) {
+    WebhookCertificatesOptions certificate_options;
+    certificate_options.log = s.options.serving.log;
+    auto started = WebhookCertificates::start(s.client, s.options.serving, certificate_options);
+    if (!started) {
+      auto error = std::move(started.error());
+      error.message = "webhook certificates: " + error.message;
+      return tl::unexpected(std::move(error));
+    }
+    s.certificates = std::move(*started);
+  }
   const LeaderElection& election = s.options.leader_election;
   if (!election.enabled) {
     s.leader = true;
