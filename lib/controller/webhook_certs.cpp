@@ -137,14 +137,14 @@ struct WebhookCertificates::Impl {
   kube::CancelToken cancel;  // stop() ends a request in flight
 
   kube::CallOptions call() const {
-    kube::CallOptions options;
-    options.cancel = cancel;
-    return options;
+    kube::CallOptions call_options;
+    call_options.cancel = cancel;
+    return call_options;
   }
   kube::WriteOptions write() const {
-    kube::WriteOptions options;
-    options.cancel = cancel;
-    return options;
+    kube::WriteOptions write_options;
+    write_options.cancel = cancel;
+    return write_options;
   }
   std::thread thread;
 
