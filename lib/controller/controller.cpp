@@ -363,9 +363,7 @@ Result<void> Controller::run() {
                                                        [this] { stop(); });
   if (s.stopped()) return {};
   if (needs_certificates(s.options)) {
-    WebhookCertificatesOptions certificate_options;
-    certificate_options.log = s.options.serving.log;
-    auto started = WebhookCertificates::start(s.client, s.options.serving, certificate_options);
+    auto started = WebhookCertificates::start(s.client, s.options.serving);
     if (!started) {
       auto error = std::move(started.error());
       error.message = "webhook certificates: " + error.message;

@@ -347,6 +347,7 @@ Result<std::unique_ptr<WebhookCertificates>> WebhookCertificates::start(
       options.cert_dir_poll <= std::chrono::milliseconds(0)) {
     return fail(ErrorCode::kInvalidArgument, "webhook certificates: intervals must be positive");
   }
+  if (!options.log) options.log = serving.log;
   auto impl = std::make_unique<Impl>(client, serving, std::move(options));
   impl->ns = controller::operator_namespace(serving, impl->options.namespace_file);
   impl->hosts = serving_hosts(serving, impl->ns);
