@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 
 using namespace std::chrono_literals;
 using trainer::ErrorCode;
@@ -292,4 +293,56 @@ TEST_CASE("operator_namespace and serving_hosts follow upstream", "[controller][
         std::vector<std::string>{"kubeflow-trainer-controller-manager.x.svc",
                                  "kubeflow-trainer-controller-manager.x.svc.cluster.local",
                                  "127.0.0.1"});
+}
+
+TEST_CASE(
+    "WebhookCertificates' periodic refresh patches a configuration that appears and reloads files",
+    "[controller][certificates]") {
+  Fixture f;
+  auto mutating = need(f.client, "admissionregistration.k8s.io/v1", "MutatingWebhookConfiguration");
+  auto options = f.options();
+  options.refresh_interval = 200ms;
+  auto started = WebhookCertificates::start(f.client, f.serving_options(), options);
+  REQUIRE(started);
+  const auto bundle = trainer::detail::base64_encode(set_of(f.secret()).ca.cert_pem);
+  // Created after start: the next periodic check writes the bundle, no refresh() called.
+  REQUIRE(f.client.create(mutating, "",
+                          webhook_configuration("MutatingWebhookConfiguration",
+                                                options.mutating_webhook_configuration_name, 1)));
+  bool patched = false;
+  for (int i = 0; i < 100 && !patched; ++i) {
+    std::this_thread::sleep_for(100ms);
+    auto object = f.client.get(mutating, "", options.mutating_webhook_configuration_name);
+    REQUIRE(object);
+    const auto& config = object->at("webhooks").as_array().at(0).at("clientConfig").as_object();
+    patched = config.contains("caBundle") && config.at("caBundle") == bundle.c_str();
+  }
+  CHECK(patched);
+  (*started)->stop();
+  (void)f.client.remove(mutating, "", options.mutating_webhook_configuration_name);
+
+  // cert_dir: a rewritten pair is served after the next poll.
+  const auto dir = std::filesystem::temp_directory_path() / ("trainer-certs-poll-" + f.ns);
+  std::filesystem::create_directories(dir);
+  auto write = [&dir](const serving::KeyPair& pair) {
+    std::ofstream(dir / "tls.crt") << pair.cert_pem;
+    std::ofstream(dir / "tls.key") << pair.key_pem;
+  };
+  auto first = serving::issue_certificates({"webhook.example"}, serving::Clock::now());
+  REQUIRE(first);
+  write(first->serving);
+  auto serving_options = f.serving_options();
+  serving_options.cert_dir = dir.string();
+  options.cert_dir_poll = 100ms;
+  auto watching = WebhookCertificates::start(f.client, serving_options, options);
+  REQUIRE(watching);
+  auto second = serving::issue_certificates({"webhook.example"}, serving::Clock::now());
+  REQUIRE(second);
+  write(second->serving);
+  for (int i = 0; i < 100 && (*watching)->store()->generation() < 2; ++i) {
+    std::this_thread::sleep_for(50ms);
+  }
+  CHECK((*watching)->store()->certificate_pem() == second->serving.cert_pem);
+  (*watching)->stop();
+  std::filesystem::remove_all(dir);
 }
