@@ -43,8 +43,8 @@ TEST_CASE("issue_certificates makes cert-controller's CA and a serving certifica
   CHECK(contains(serving->dns_names, kHosts[0]));
   CHECK(contains(serving->dns_names, kHosts[1]));
   CHECK(serving->ip_addresses == std::vector<std::string>{"127.0.0.1"});
-  CHECK(std::chrono::duration_cast<std::chrono::hours>(serving->not_after - serving->not_before).count() ==
-        kServingCertValidity.count());
+  CHECK(std::chrono::duration_cast<std::chrono::hours>(serving->not_after - serving->not_before)
+            .count() == kServingCertValidity.count());
 
   CHECK(verify_certificates(*set, kHosts, now + kCertLookahead));
 }
