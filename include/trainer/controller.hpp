@@ -146,6 +146,9 @@ struct ServingOptions {
   std::string status_server_bind_address = "0.0.0.0";
   /// Served when the TrainJobStatus feature gate is on.
   int status_server_port = 10443;
+  /// One line per certificate change (generated, rotated, caBundle written, files reloaded)
+  /// and per failed periodic refresh; called from the refresh thread. May be empty.
+  std::function<void(const std::string&)> log;
 };
 
 struct ControllerOptions {

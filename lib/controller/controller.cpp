@@ -71,27 +71,21 @@ struct Controller::Impl {
 
   ControllerMetrics counters;  // queue_depth and leader are filled in by metrics()
   std::atomic<bool> leader{false};
-
-  // The HTTPS endpoints of the run (every replica serves them, leader or not, as upstream's
-  // manager does): the certificates, the admission webhooks and their server.
+  // The webhook and status servers' certificates while run() runs (needs_certificates); every
+  // replica keeps them current, leader or not, as upstream's cert-controller does.
   std::unique_ptr<WebhookCertificates> certificates;
+
+  // The admission webhooks of the run and their server (every replica serves them, leader or
+  // not, as upstream's manager does), on the certificates above.
   std::unique_ptr<AdmissionWebhooks> webhooks;
   std::unique_ptr<serving::HttpsServer> webhook_server;
   kube::CancelToken serving_token;
 
-  // The certificates of the HTTPS endpoints, started by the first endpoint that needs them.
-  Result<void> ensure_certificates() {
-    if (certificates) return {};
-    auto certs = WebhookCertificates::start(client, options.serving);
-    if (!certs) return tl::unexpected(std::move(certs.error()));
-    certificates = std::move(*certs);
-    return {};
-  }
-
   // Starts the admission webhooks when `options.serving.webhook_port` asks for them.
   Result<void> start_serving() {
     if (options.serving.webhook_port == 0) return {};
-    if (auto certs = ensure_certificates(); !certs) return certs;
+    // needs_certificates() holds: run() started them.
+    if (!certificates) return fail(ErrorCode::kInternal, "webhook server: no certificates");
     WebhookOptions hooks;
     hooks.feature_gates = options.reconciler.feature_gates;
     hooks.config = options.reconciler.config;
@@ -121,8 +115,6 @@ struct Controller::Impl {
     if (webhook_server) webhook_server->stop();
     webhook_server.reset();
     webhooks.reset();
-    if (certificates) certificates->stop();
-    certificates.reset();
   }
 
   Impl(kube::Client& c, ControllerOptions o) : client(c), options(std::move(o)) {}
@@ -403,14 +395,13 @@ Result<void> Controller::run() {
       s.stop_requested = false;
       s.stop_token = kube::CancelToken();
       s.leader = false;
+      s.certificates.reset();
     }
   } finish{s};
   struct StopServing {
     Impl& s;
     ~StopServing() { s.stop_serving(); }
   } stop_serving{s};
-  s.serving_token = kube::CancelToken();
-  if (auto served = s.start_serving(); !served) return served;
 
   // The caller's token (ReconcilerOptions::cancel) stops the run as stop() does: gracefully.
   // The reconciles themselves get a token of the run's own, cancelled only when the shutdown
@@ -418,6 +409,17 @@ Result<void> Controller::run() {
   const kube::detail::CancelRegistration caller_cancel(s.options.reconciler.cancel,
                                                        [this] { stop(); });
   if (s.stopped()) return {};
+  if (needs_certificates(s.options)) {
+    auto started = WebhookCertificates::start(s.client, s.options.serving);
+    if (!started) {
+      auto error = std::move(started.error());
+      error.message = "webhook certificates: " + error.message;
+      return tl::unexpected(std::move(error));
+    }
+    s.certificates = std::move(*started);
+  }
+  s.serving_token = kube::CancelToken();
+  if (auto served = s.start_serving(); !served) return served;
   const LeaderElection& election = s.options.leader_election;
   if (!election.enabled) {
     s.leader = true;

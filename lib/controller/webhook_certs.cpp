@@ -134,6 +134,18 @@ struct WebhookCertificates::Impl {
   std::mutex mutex;
   std::condition_variable wake;
   bool stopping = false;
+  kube::CancelToken cancel;  // stop() ends a request in flight
+
+  kube::CallOptions call() const {
+    kube::CallOptions call_options;
+    call_options.cancel = cancel;
+    return call_options;
+  }
+  kube::WriteOptions write() const {
+    kube::WriteOptions write_options;
+    write_options.cancel = cancel;
+    return write_options;
+  }
   std::thread thread;
 
   Impl(kube::Client& c, ServingOptions s, WebhookCertificatesOptions o)
@@ -183,7 +195,7 @@ Result<serving::CertificateSet> WebhookCertificates::Impl::ensure_secret() {
   const auto resource = secrets();
   const auto at = now();
   for (int attempt = 0; attempt < 3; ++attempt) {
-    auto secret = client.get(resource, ns, config.webhook_secret_name);
+    auto secret = client.get(resource, ns, config.webhook_secret_name, call());
     if (!secret && secret.error().code != ErrorCode::kNotFound) {
       return tl::unexpected(std::move(secret.error()));
     }
@@ -196,7 +208,7 @@ Result<serving::CertificateSet> WebhookCertificates::Impl::ensure_secret() {
           {"metadata", {{"name", config.webhook_secret_name}, {"namespace", ns}}},
           {"type", "Opaque"},
           {"data", encode_data(*set)}};
-      auto created = client.create(resource, ns, object);
+      auto created = client.create(resource, ns, object, write());
       if (created) {
         log("created Secret " + secret_name() + " with a new CA and serving certificate");
         return std::move(*set);
@@ -238,7 +250,7 @@ Result<serving::CertificateSet> WebhookCertificates::Impl::ensure_secret() {
     boost::json::object patch = {{"metadata", {{"resourceVersion", resource_version}}},
                                  {"data", encode_data(next)}};
     auto patched = client.patch(resource, ns, config.webhook_secret_name, kube::PatchType::kMerge,
-                                boost::json::serialize(patch));
+                                boost::json::serialize(patch), write());
     if (patched) {
       log("regenerated the certificates of Secret " + secret_name() + ": " + why);
       return next;
@@ -256,9 +268,10 @@ Result<serving::CertificateSet> WebhookCertificates::Impl::ensure_secret() {
 // configuration is no error: it is looked for again on the next refresh.
 Result<void> WebhookCertificates::Impl::inject_ca(const std::string& ca_pem, bool validating) {
   const auto resource = webhook_configurations(validating);
-  const std::string name =
-      validating ? kValidatingWebhookConfigurationName : kMutatingWebhookConfigurationName;
-  auto object = client.get(resource, "", name);
+  const std::string& name = validating ? options.validating_webhook_configuration_name
+                                       : options.mutating_webhook_configuration_name;
+  if (name.empty()) return {};
+  auto object = client.get(resource, "", name, call());
   if (!object) {
     if (object.error().code == ErrorCode::kNotFound) return {};
     return tl::unexpected(std::move(object.error()));
@@ -280,8 +293,8 @@ Result<void> WebhookCertificates::Impl::inject_ca(const std::string& ca_pem, boo
                    {"value", bundle}});
   }
   if (ops.size() == 1) return {};
-  auto patched =
-      client.patch(resource, "", name, kube::PatchType::kJson, boost::json::serialize(ops));
+  auto patched = client.patch(resource, "", name, kube::PatchType::kJson,
+                              boost::json::serialize(ops), write());
   if (!patched) return tl::unexpected(std::move(patched.error()));
   log("updated caBundle of " + resource.kind + " " + name + " (" + std::to_string(ops.size() - 1) +
       " webhooks)");
@@ -334,6 +347,7 @@ Result<std::unique_ptr<WebhookCertificates>> WebhookCertificates::start(
       options.cert_dir_poll <= std::chrono::milliseconds(0)) {
     return fail(ErrorCode::kInvalidArgument, "webhook certificates: intervals must be positive");
   }
+  if (!options.log) options.log = serving.log;
   auto impl = std::make_unique<Impl>(client, serving, std::move(options));
   impl->ns = controller::operator_namespace(serving, impl->options.namespace_file);
   impl->hosts = serving_hosts(serving, impl->ns);
@@ -374,6 +388,7 @@ void WebhookCertificates::stop() noexcept {
     std::lock_guard lock(impl_->mutex);
     impl_->stopping = true;
   }
+  impl_->cancel.cancel();
   impl_->wake.notify_all();
   if (impl_->thread.joinable()) impl_->thread.join();
 }

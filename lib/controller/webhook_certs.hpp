@@ -59,9 +59,13 @@ struct WebhookCertificatesOptions {
   std::chrono::milliseconds cert_dir_poll{std::chrono::seconds(10)};
   /// The clock (tests); default system_clock::now.
   std::function<serving::Clock::time_point()> now;
-  /// One line per change (`generated ...`, `caBundle of ... updated`) and per failed refresh.
+  /// One line per change (`created Secret ...`, `updated caBundle of ...`) and per failed
+  /// refresh; empty: `ServingOptions::log`.
   std::function<void(const std::string&)> log;
   std::string namespace_file = kServiceAccountNamespaceFile;
+  /// The configurations whose webhooks get the CA (upstream's Config fields of the same names).
+  std::string validating_webhook_configuration_name = kValidatingWebhookConfigurationName;
+  std::string mutating_webhook_configuration_name = kMutatingWebhookConfigurationName;
 };
 
 class WebhookCertificates {

@@ -3,6 +3,8 @@
 
 #include <openssl/bio.h>
 #include <openssl/bn.h>
+#include <openssl/core_dispatch.h>
+#include <openssl/encoder.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
@@ -32,6 +34,7 @@ struct Free {
   void operator()(X509_STORE_CTX* p) const { X509_STORE_CTX_free(p); }
   void operator()(BIGNUM* p) const { BN_free(p); }
   void operator()(ASN1_INTEGER* p) const { ASN1_INTEGER_free(p); }
+  void operator()(OSSL_ENCODER_CTX* p) const { OSSL_ENCODER_CTX_free(p); }
 };
 using Pkey = std::unique_ptr<EVP_PKEY, Free>;
 using Cert = std::unique_ptr<X509, Free>;
@@ -76,15 +79,19 @@ Result<std::string> to_pem(X509* cert) {
   return std::string(data, static_cast<std::size_t>(size));
 }
 
+// `RSA PRIVATE KEY` (PKCS#1), what cert-controller writes (x509.MarshalPKCS1PrivateKey).
 Result<std::string> to_pem(EVP_PKEY* key) {
-  Bio bio(BIO_new(BIO_s_mem()));
-  if (!bio ||
-      PEM_write_bio_PrivateKey(bio.get(), key, nullptr, nullptr, 0, nullptr, nullptr) != 1) {
-    return openssl_fail("PEM_write_bio_PrivateKey");
+  std::unique_ptr<OSSL_ENCODER_CTX, Free> ctx(OSSL_ENCODER_CTX_new_for_pkey(
+      key, OSSL_KEYMGMT_SELECT_KEYPAIR, "PEM", "type-specific", nullptr));
+  if (!ctx || OSSL_ENCODER_CTX_get_num_encoders(ctx.get()) == 0) {
+    return openssl_fail("no PKCS#1 PEM encoder");
   }
-  char* data = nullptr;
-  const long size = BIO_get_mem_data(bio.get(), &data);
-  return std::string(data, static_cast<std::size_t>(size));
+  unsigned char* data = nullptr;
+  std::size_t size = 0;
+  if (OSSL_ENCODER_to_data(ctx.get(), &data, &size) != 1) return openssl_fail("encoding the key");
+  std::string pem(reinterpret_cast<const char*>(data), size);
+  OPENSSL_clear_free(data, size);
+  return pem;
 }
 
 Result<Pkey> new_rsa_key() {
@@ -170,8 +177,10 @@ Result<KeyPair> issue_ca(std::string_view common_name, std::string_view organiza
   if (!cert) return tl::unexpected(std::move(cert.error()));
   X509* x = cert->get();
   if (X509_set_issuer_name(x, X509_get_subject_name(x)) != 1) return openssl_fail("issuer");
+  const std::string san = "DNS:" + std::string(common_name);
   for (const auto& [nid, value] :
        {std::pair{NID_basic_constraints, "critical,CA:TRUE"},
+        std::pair{NID_subject_alt_name, san.c_str()},
         std::pair{NID_key_usage, "critical,digitalSignature,keyEncipherment,keyCertSign"},
         std::pair{NID_subject_key_identifier, "hash"}}) {
     if (auto added = add_extension(x, x, nid, value); !added) {

@@ -2,8 +2,10 @@
 // The webhook serving certificates as upstream's cert-controller (open-policy-agent/cert-controller
 // pkg/rotator, which Kubeflow Trainer's pkg/util/cert configures) makes them: a self-signed CA
 // (CN `kubeflow-trainer-ca`, O `kubeflow-trainer`) and a serving certificate it signs for the
-// webhook Service's DNS names, both RSA 2048 with SHA-256, valid 10 years from an hour ago, and
-// replaced when they stop being valid 90 days ahead (the lookahead). PEM in, PEM out (OpenSSL 3).
+// webhook Service's DNS names, both RSA 2048 with SHA-256, valid from an hour ago for 10 years
+// (the CA) and 1 year (the serving certificate), and replaced when they stop being valid 90 days
+// ahead (the lookahead). PEM in, PEM out (OpenSSL 3; keys as `RSA PRIVATE KEY`, PKCS#1, as Go's
+// x509.MarshalPKCS1PrivateKey writes them).
 #pragma once
 
 #include "trainer/error.hpp"
@@ -20,15 +22,16 @@ using Clock = std::chrono::system_clock;
 /// cert-controller's `caName` and `caOrganization` as Kubeflow Trainer sets them.
 inline constexpr const char* kCaName = "kubeflow-trainer-ca";
 inline constexpr const char* kCaOrganization = "kubeflow-trainer";
-/// cert-controller's certValidityDuration (CA and serving certificate alike).
-inline constexpr std::chrono::hours kCertValidity{10 * 365 * 24};
-/// cert-controller's lookaheadInterval: a certificate that is not valid this far ahead is
+/// cert-controller's defaultCaCertValidityDuration and defaultServerCertValidityDuration.
+inline constexpr std::chrono::hours kCaCertValidity{10 * 365 * 24};
+inline constexpr std::chrono::hours kServingCertValidity{365 * 24};
+/// cert-controller's defaultLookaheadInterval: a certificate that is not valid this far ahead is
 /// replaced.
 inline constexpr std::chrono::hours kCertLookahead{90 * 24};
-/// cert-controller's rotationCheckFrequency.
+/// cert-controller's defaultRotationCheckFrequency.
 inline constexpr std::chrono::hours kRotationCheckFrequency{12};
 
-/// A certificate and its private key, PEM (the key PKCS#8, `BEGIN PRIVATE KEY`).
+/// A certificate and its private key, PEM (the key `BEGIN RSA PRIVATE KEY`).
 struct KeyPair {
   std::string cert_pem;
   std::string key_pem;
@@ -40,12 +43,13 @@ struct CertificateSet {
   KeyPair serving;
 };
 
-/// A self-signed CA certificate (CN `common_name`, O `organization`; basic constraints CA,
-/// key usage digitalSignature, keyEncipherment, keyCertSign) valid from `now - 1h` for
+/// A self-signed CA certificate (CN `common_name`, O `organization`, DNS SAN `common_name`;
+/// basic constraints CA, key usage digitalSignature, keyEncipherment, keyCertSign) valid from
+/// `now - 1h` for
 /// `validity`, with a new RSA 2048 key. Errors: kInternal when OpenSSL fails.
 [[nodiscard]] Result<KeyPair> issue_ca(std::string_view common_name, std::string_view organization,
                                        Clock::time_point now,
-                                       std::chrono::seconds validity = kCertValidity);
+                                       std::chrono::seconds validity = kCaCertValidity);
 
 /// A serving certificate signed by `ca` (CN the first host; key usage digitalSignature,
 /// keyEncipherment; extended key usage serverAuth) for `hosts`: each an IP address (an IP SAN) or
@@ -55,7 +59,7 @@ struct CertificateSet {
 [[nodiscard]] Result<KeyPair> issue_serving(const KeyPair& ca,
                                             const std::vector<std::string>& hosts,
                                             Clock::time_point now,
-                                            std::chrono::seconds validity = kCertValidity);
+                                            std::chrono::seconds validity = kServingCertValidity);
 
 /// A CA and a serving certificate for `hosts` in one call (what the Secret holds).
 [[nodiscard]] Result<CertificateSet> issue_certificates(const std::vector<std::string>& hosts,

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "serving/https_server.hpp"
 
+#include <openssl/bio.h>
+#include <openssl/err.h>
+#include <openssl/pem.h>
 #include <openssl/ssl.h>
 
 #include <boost/asio/bind_executor.hpp>
@@ -61,11 +64,20 @@ Result<void> CertificateStore::set(const std::string& cert_pem, const std::strin
   if (ec) {
     return fail(ErrorCode::kInvalidArgument, "tls.crt: not a PEM certificate: " + ec.message());
   }
+  {
+    // Parsed alone first: OpenSSL's use_private_key reports a key of another certificate too.
+    BIO* bio = BIO_new_mem_buf(key_pem.data(), static_cast<int>(key_pem.size()));
+    EVP_PKEY* key =
+        bio == nullptr ? nullptr : PEM_read_bio_PrivateKey(bio, nullptr, nullptr, nullptr);
+    BIO_free(bio);
+    ERR_clear_error();
+    if (key == nullptr) return fail(ErrorCode::kInvalidArgument, "tls.key: not a PEM private key");
+    EVP_PKEY_free(key);
+  }
   context->use_private_key(asio::buffer(key_pem), ssl::context::pem, ec);
-  if (ec)
-    return fail(ErrorCode::kInvalidArgument, "tls.key: not a PEM private key: " + ec.message());
-  if (SSL_CTX_check_private_key(context->native_handle()) != 1) {
-    return fail(ErrorCode::kInvalidArgument, "tls.key: the key does not belong to tls.crt");
+  if (ec || SSL_CTX_check_private_key(context->native_handle()) != 1) {
+    ERR_clear_error();
+    return fail(ErrorCode::kInvalidArgument, "tls.key: does not belong to tls.crt");
   }
   std::lock_guard lock(impl_->mutex);
   impl_->context = std::move(context);

@@ -61,6 +61,8 @@ if [[ $case == flags ]]; then
   run 2 webhook-word-port -- controller --webhook-port https
   run 2 webhook-no-address -- controller --webhook-port 9443 --webhook-bind-address '' &&
     has webhook-no-address "$err" '--webhook-bind-address must not be empty'
+  run 2 cert-hosts -- controller --webhook-cert-hosts 'a b' && has cert-hosts "$err" 'invalid --webhook-cert-hosts'
+  run 2 secret-name -- controller --webhook-secret-name '' && has secret-name "$err" '--webhook-secret-name must not be empty'
   run 2 unknown-flag -- controller --onse && has unknown-flag "$err" 'once'
   run 2 positional -- controller extra
   run 0 help -- controller --help && has help "$out" 'usage: trainerctl controller'
@@ -117,6 +119,26 @@ api POST /api/v1/namespaces "{\"metadata\":{\"name\":\"$ns\"}}" >/dev/null || ex
 line_re() { echo "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z trainjob=$ns/$1 "; }
 
 case $case in
+  certs)
+    # The status server is served (TrainJobStatus on): the certificates are managed at start,
+    # in the operator namespace given, with the extra host in the serving certificate.
+    run 0 certs -- controller -n "$ns" --once --feature-gates TrainJobStatus=true \
+      --operator-namespace "$ns" --webhook-secret-name test-cert --webhook-cert-hosts 127.0.0.1 &&
+      has certs-log "$err" "created Secret $ns/test-cert"
+    secret=$(api GET "/api/v1/namespaces/$ns/secrets/test-cert" | tr -d ' \n') ||
+      { echo "FAIL certs-secret: no Secret"; failures=$((failures + 1)); }
+    for key in ca.crt ca.key tls.crt tls.key; do has "certs-$key" "$secret" "\"$key\":\"[A-Za-z0-9+/=]+\""; done
+    sans=$(sed -n 's/.*"tls.crt":"\([^"]*\)".*/\1/p' <<<"$secret" | base64 -d | openssl x509 -noout -ext subjectAltName 2>&1)
+    has certs-dns "$sans" "DNS:kubeflow-trainer-controller-manager.$ns.svc"
+    has certs-ip "$sans" 'IP Address:127.0.0.1'
+    # A second start reuses it.
+    run 0 certs-again -- controller -n "$ns" --once --feature-gates TrainJobStatus=true \
+      --operator-namespace "$ns" --webhook-secret-name test-cert &&
+      { if grep -q "Secret $ns/test-cert" <<<"$err"; then echo "FAIL certs-reuse: $err"; failures=$((failures + 1)); fi; }
+    # A Secret that cannot be written (no such namespace): the controller does not start.
+    run 1 certs-denied -- controller -n "$ns" --once --feature-gates TrainJobStatus=true \
+      --operator-namespace "no-such-ns-$ns" && has certs-denied "$err" 'webhook certificates'
+    ;;
   once)
     run 0 apply -- apply -n "$ns" -f "$data/runtime.yaml" -f "$data/trainjob.yaml"
     run 0 once -- controller -n "$ns" --once && {

@@ -24,7 +24,7 @@ TEST_CASE("issue_certificates makes cert-controller's CA and a serving certifica
   const auto now = Clock::now();
   auto set = issue_certificates(kHosts, now);
   REQUIRE(set);
-  CHECK_THAT(set->ca.key_pem, Contains("BEGIN PRIVATE KEY"));
+  CHECK_THAT(set->ca.key_pem, Contains("BEGIN RSA PRIVATE KEY"));
 
   auto ca = inspect_certificate(set->ca.cert_pem);
   REQUIRE(ca);
@@ -33,7 +33,8 @@ TEST_CASE("issue_certificates makes cert-controller's CA and a serving certifica
   const auto hour = std::chrono::hours(1);
   CHECK(ca->not_before <= now - hour + std::chrono::seconds(1));
   CHECK(ca->not_before >= now - hour - std::chrono::seconds(2));
-  CHECK(ca->not_after - ca->not_before == kCertValidity);
+  CHECK(ca->not_after - ca->not_before == kCaCertValidity);
+  CHECK(ca->dns_names == std::vector<std::string>{"kubeflow-trainer-ca"});
 
   auto serving = inspect_certificate(set->serving.cert_pem);
   REQUIRE(serving);
@@ -42,7 +43,8 @@ TEST_CASE("issue_certificates makes cert-controller's CA and a serving certifica
   CHECK(contains(serving->dns_names, kHosts[0]));
   CHECK(contains(serving->dns_names, kHosts[1]));
   CHECK(serving->ip_addresses == std::vector<std::string>{"127.0.0.1"});
-  CHECK(serving->not_after - serving->not_before == kCertValidity);
+  CHECK(std::chrono::duration_cast<std::chrono::hours>(serving->not_after - serving->not_before)
+            .count() == kServingCertValidity.count());
 
   CHECK(verify_certificates(*set, kHosts, now + kCertLookahead));
 }

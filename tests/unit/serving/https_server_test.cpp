@@ -343,6 +343,33 @@ TEST_CASE("HttpsServer serves TLS a client verifies against the CA, and swaps ce
   CHECK(new_ca.code == CURLE_OK);
   CHECK(new_ca.status == 200);
 
+  // Keep-alive over TLS: a second request on the same handle reuses the connection.
+  {
+    CURL* curl = curl_easy_init();
+    REQUIRE(curl != nullptr);
+    const std::string host = "webhook.kubeflow-system.svc";
+    const std::string url = "https://" + host + ":" + std::to_string(server->port()) + "/hello";
+    const std::string entry = host + ":" + std::to_string(server->port()) + ":127.0.0.1";
+    curl_slist* resolve = curl_slist_append(nullptr, entry.c_str());
+    curl_blob blob{const_cast<char*>(second->ca.cert_pem.data()), second->ca.cert_pem.size(),
+                   CURL_BLOB_COPY};
+    std::string body;
+    curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+    curl_easy_setopt(curl, CURLOPT_RESOLVE, resolve);
+    curl_easy_setopt(curl, CURLOPT_CAINFO_BLOB, &blob);
+    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, 5000L);
+    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, collect);
+    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);
+    CHECK(curl_easy_perform(curl) == CURLE_OK);
+    CHECK(curl_easy_perform(curl) == CURLE_OK);
+    long new_connections = -1;
+    curl_easy_getinfo(curl, CURLINFO_NUM_CONNECTS, &new_connections);
+    CHECK(new_connections == 0);
+    CHECK(body == "hellohello");
+    curl_easy_cleanup(curl);
+    curl_slist_free_all(resolve);
+  }
+
   // A key that is not the certificate's is refused and the current one stays.
   CHECK(!store->set(first->serving.cert_pem, second->serving.key_pem));
   CHECK(store->certificate_pem() == second->serving.cert_pem);
