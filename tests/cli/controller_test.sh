@@ -119,6 +119,37 @@ api POST /api/v1/namespaces "{\"metadata\":{\"name\":\"$ns\"}}" >/dev/null || ex
 line_re() { echo "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z trainjob=$ns/$1 "; }
 
 case $case in
+  webhooks)
+    # trainerctl controller --webhook-port: the admission webhooks over HTTPS with the managed
+    # certificate; a review of a TrainJob with a reserved env var is refused with upstream's text.
+    run 0 apply -- apply -n "$ns" -f "$data/runtime.yaml"
+    port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    "$ctl" controller -n "$ns" --operator-namespace "$ns" --webhook-secret-name wh-cert \
+      --webhook-cert-hosts 127.0.0.1 --webhook-bind-address 127.0.0.1 --webhook-port "$port" \
+      >"$tmp/ctl.out" 2>"$tmp/ctl.err" &
+    pid=$!
+    if wait_for "$tmp/ctl.err" "serving webhooks on port $port\$"; then
+      api GET "/api/v1/namespaces/$ns/secrets/wh-cert" | tr -d ' \n' |
+        sed -n 's/.*"ca.crt":"\([^"]*\)".*/\1/p' | base64 -d >"$tmp/ca.crt"
+      review='{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u-1",
+        "kind":{"group":"trainer.kubeflow.org","version":"v1alpha1","kind":"TrainJob"},
+        "namespace":"'"$ns"'","name":"bad","operation":"CREATE","object":{
+        "apiVersion":"trainer.kubeflow.org/v1alpha1","kind":"TrainJob","metadata":{"name":"bad",
+        "namespace":"'"$ns"'"},"spec":{"runtimeRef":{"name":"torch-small","kind":"TrainingRuntime"},
+        "trainer":{"numNodes":2,"env":[{"name":"PET_NODE_RANK","value":"1"}]}}}}}'
+      answer=$(curl -sS --cacert "$tmp/ca.crt" -H 'Content-Type: application/json' --data "$review" \
+        "https://127.0.0.1:$port/validate-trainer-kubeflow-org-v1alpha1-trainjob" 2>&1)
+      has webhook-uid "$answer" '"uid":"u-1"'
+      has webhook-denied "$answer" '"allowed":false'
+      has webhook-message "$answer" 'spec.trainer.env: Invalid value: .*must not have reserved envs, invalid envs configured: \[PET_NODE_RANK\]'
+      # Not an AdmissionReview: a 400 answer, the server goes on.
+      answer=$(curl -sS --cacert "$tmp/ca.crt" -H 'Content-Type: application/json' --data '{}' \
+        "https://127.0.0.1:$port/mutate-trainer-kubeflow-org-v1alpha1-trainjob" 2>&1)
+      has webhook-malformed "$answer" '"code":400'
+    fi
+    stop_within "$pid" 20 && [[ $stopped_rc -eq 0 ]] ||
+      { echo "FAIL webhooks-stop: rc=$stopped_rc"; cat "$tmp/ctl.err"; failures=$((failures + 1)); }
+    ;;
   certs)
     # The status server is served (TrainJobStatus on): the certificates are managed at start,
     # in the operator namespace given, with the extra host in the serving certificate.
