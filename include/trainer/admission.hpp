@@ -2,7 +2,8 @@
 //
 // The one admission path of libtrainer. Every face admits through it: `trainerctl validate` and
 // `render`, the C ABI (`trainer_document_validate`, `trainer_render`), `trainer.hpp`, the Go and
-// Rust bindings (both wrap the C ABI), and the local executor (through `render_documents`).
+// Rust bindings (both wrap the C ABI), the local executor (through `render_documents`), the
+// controller's reconciler and its admission webhooks (`admit_object`, `admit_update`).
 //
 //   admit(documents)        decode each document, apply the CRD defaults, then admit each
 //     -> admit_object(...)    object in input order: a runtime by its CRD schema/CEL rules and
