@@ -11,10 +11,10 @@
 #include <boost/json/serialize.hpp>
 
 #include <algorithm>
-#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <utility>
