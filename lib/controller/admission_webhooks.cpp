@@ -21,6 +21,7 @@
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
 
+#include <chrono>
 #include <utility>
 
 namespace trainer::controller {
@@ -312,8 +313,12 @@ RenderContext admission_context(const WebhookOptions& options, WebhookReader& re
 
 class ClusterReader final : public WebhookReader {
  public:
+  // Each read of a review gets this long, so that the answer comes before the API server's
+  // webhook timeout (10 s by default) ends the call.
+  static constexpr std::chrono::milliseconds kReadTimeout{std::chrono::seconds(8)};
+
   ClusterReader(kube::Client& client, kube::CancelToken cancel)
-      : client_(client), call_{std::move(cancel), {}}, lookup_(client, call_) {}
+      : client_(client), call_{std::move(cancel), kReadTimeout}, lookup_(client, call_) {}
 
   Result<std::optional<json::value>> runtime(const TrainJob& job) override {
     return detail::fetch_runtime(client_, job, job.metadata.namespace_.value_or("default"), call_);
