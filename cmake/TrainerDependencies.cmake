@@ -5,8 +5,9 @@ find_package(Boost 1.81 REQUIRED CONFIG COMPONENTS json)
 find_package(tl-expected 1.0 REQUIRED CONFIG)
 find_package(yaml-cpp REQUIRED CONFIG)
 find_package(Threads REQUIRED)
-# libcrypto: SSH keys of MPI jobs (ECDSA P-521) and the Flux curve (X25519), OpenSSL 3 EVP only.
-find_package(OpenSSL 3 REQUIRED COMPONENTS Crypto)
+# libcrypto: SSH keys of MPI jobs (ECDSA P-521), the Flux curve (X25519) and the webhook
+# certificates (lib/serving), OpenSSL 3 EVP only; libssl: the HTTPS server of lib/serving.
+find_package(OpenSSL 3 REQUIRED COMPONENTS Crypto SSL)
 # libcurl: the Kubernetes client (lib/kube/client). CURL_LOCK_DATA_CONNECT sharing needs 7.57,
 # CURLOPT_CAINFO_BLOB 7.77.
 find_package(CURL 7.77 REQUIRED)
@@ -15,7 +16,7 @@ set_package_properties(tl-expected PROPERTIES TYPE REQUIRED PURPOSE "Result<T>")
 set_package_properties(yaml-cpp PROPERTIES TYPE REQUIRED PURPOSE "YAML front end")
 set_package_properties(CURL PROPERTIES TYPE REQUIRED PURPOSE "the Kubernetes client")
 set_package_properties(OpenSSL PROPERTIES TYPE REQUIRED
-  PURPOSE "libcrypto: SSH keys of MPI jobs, Flux curve keys")
+  PURPOSE "libcrypto: SSH keys, Flux curve keys, webhook certificates, libssl: the HTTPS server")
 
 # Debian's yaml-cpp 0.7 exports `yaml-cpp`; Conan/vcpkg 0.8 export `yaml-cpp::yaml-cpp`.
 if(TARGET yaml-cpp::yaml-cpp)

@@ -82,7 +82,8 @@ class LibtrainerConan(ConanFile):
         self.requires("tl-expected/[>=1.0 <2]", transitive_headers=True)
         # Not in any installed header, but libtrainer_cpp.a needs it at the consumer's link.
         self.requires("yaml-cpp/[>=0.7 <0.9]", transitive_libs=True)
-        # libcrypto: SSH keys of MPI jobs and Flux curve keys (OpenSSL 3 EVP API only).
+        # libcrypto: SSH keys of MPI jobs, Flux curve keys and the webhook certificates (OpenSSL 3
+        # EVP API only); libssl: the HTTPS server of lib/serving.
         self.requires("openssl/[>=3 <4]", transitive_libs=True)
         # The Kubernetes client (lib/kube/client): HTTP/1.1 and HTTP/2 over TLS.
         self.requires("libcurl/[>=7.77 <9]", transitive_libs=True)
@@ -165,6 +166,7 @@ class LibtrainerConan(ConanFile):
         core.requires = ["base"]
         self._link(core, "yaml-cpp::yaml-cpp", ["yaml-cpp"])
         self._link(core, "openssl::crypto", ["crypto"])
+        self._link(core, "openssl::ssl", ["ssl"])
         self._link(core, "libcurl::curl", ["curl"])
 
         capi = self.cpp_info.components["trainer"]

@@ -25,6 +25,7 @@ import (
 	"encoding/json"
 	"runtime"
 	"runtime/cgo"
+	"strings"
 	"sync"
 	"time"
 	"unsafe"
@@ -55,10 +56,34 @@ type ControllerOptions struct {
 	LeaseDuration           time.Duration // [15 s]
 	RenewDeadline           time.Duration // [10 s]
 	RetryPeriod             time.Duration // [2 s]
+	// Serving: the HTTPS endpoints Run serves (docs/controller.md, "Admission webhooks").
+	Serving ServingOptions
 	// OnReconcile receives every reconcile of Run and its error (nil on success). It is called
 	// from the controller's worker threads, possibly from several goroutines at once. A panic in
 	// it is dropped (it cannot stop the loop).
 	OnReconcile func(ReconcileResult, error)
+}
+
+// ServingOptions are the controller's HTTPS endpoints and their certificate. A zero field means
+// the default in brackets.
+type ServingOptions struct {
+	// OperatorNamespace holds the webhook Service and certificate Secret [the in-cluster service
+	// account's namespace, else "kubeflow-system"].
+	OperatorNamespace  string
+	WebhookServiceName string // the Service the certificate names ["kubeflow-trainer-controller-manager"]
+	WebhookSecretName  string // the Secret of the certificates ["kubeflow-trainer-webhook-cert"]
+	// WebhookCertDir: bring your own tls.crt and tls.key (and ca.crt); no Secret, no caBundle
+	// patching [generated].
+	WebhookCertDir string
+	// WebhookCertHosts are more subject alternative names (IP addresses or DNS names) of the
+	// generated certificate, e.g. "127.0.0.1".
+	WebhookCertHosts   []string
+	WebhookBindAddress string // ["0.0.0.0"]
+	WebhookPort        int    // admission webhooks over HTTPS on this port; 0: not served [0]
+	// StatusServerBindAddress and StatusServerPort: the TrainJobStatus progress server, served
+	// when that gate is on ["0.0.0.0", 10443]; StatusServerPort -1: not served.
+	StatusServerBindAddress string
+	StatusServerPort        int
 }
 
 // ReconcileCondition is one condition of a TrainJob's status after a reconcile.
@@ -161,6 +186,19 @@ func NewController(client *Client, opts *ControllerOptions) (*Controller, error)
 	copts.lease_duration_ms = C.int64_t(durationMS(o.LeaseDuration))
 	copts.renew_deadline_ms = C.int64_t(durationMS(o.RenewDeadline))
 	copts.retry_period_ms = C.int64_t(durationMS(o.RetryPeriod))
+	sv := o.Serving
+	if sv.WebhookPort < 0 || sv.WebhookPort > 65535 || sv.StatusServerPort < -1 || sv.StatusServerPort > 65535 {
+		return nil, &Error{Code: CodeInvalidArgument, Message: "ControllerOptions.Serving: WebhookPort must be 0 to 65535, StatusServerPort -1 to 65535"}
+	}
+	copts.operator_namespace = strs.get(sv.OperatorNamespace)
+	copts.webhook_service_name = strs.get(sv.WebhookServiceName)
+	copts.webhook_secret_name = strs.get(sv.WebhookSecretName)
+	copts.webhook_cert_dir = strs.get(sv.WebhookCertDir)
+	copts.webhook_cert_hosts = strs.get(strings.Join(sv.WebhookCertHosts, ","))
+	copts.webhook_bind_address = strs.get(sv.WebhookBindAddress)
+	copts.webhook_port = C.int32_t(sv.WebhookPort)
+	copts.status_server_bind_address = strs.get(sv.StatusServerBindAddress)
+	copts.status_server_port = C.int32_t(sv.StatusServerPort)
 
 	cclient := client.acquire()
 	if cclient == nil {

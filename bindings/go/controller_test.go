@@ -176,3 +176,21 @@ func TestControllerOnceAndStop(t *testing.T) {
 		t.Errorf("bad gates: %v, want ErrInvalidArgument", err)
 	}
 }
+
+// The serving options reach the C ABI (struct version 3), which checks them.
+func TestControllerServingOptions(t *testing.T) {
+	_, _, client := clusterFixture(t)
+	for _, bad := range []ServingOptions{{WebhookPort: 70000}, {WebhookPort: -1}, {StatusServerPort: -2}} {
+		if _, err := NewController(client, &ControllerOptions{Serving: bad}); !errors.Is(err, ErrInvalidArgument) {
+			t.Errorf("NewController(Serving: %+v) = %v, want ErrInvalidArgument", bad, err)
+		}
+	}
+	ctl, err := NewController(client, &ControllerOptions{Serving: ServingOptions{
+		OperatorNamespace: "kubeflow-system", WebhookCertHosts: []string{"127.0.0.1", "localhost"},
+		WebhookBindAddress: "127.0.0.1", WebhookPort: 9443, StatusServerPort: -1,
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctl.Close()
+}

@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace trainer::abi {
 
@@ -45,6 +46,16 @@ struct ControllerOptions {
   /// The plugins every reconcile renders with; the controller keeps its own reference
   /// [the built-in plugins of `feature_gates`].
   const Framework* framework = nullptr;
+  // The HTTPS endpoints (struct version 3; docs/controller.md, "Admission webhooks").
+  std::string operator_namespace;    ///< [the service account's namespace, else kubeflow-system]
+  std::string webhook_service_name;  ///< ["kubeflow-trainer-controller-manager"]
+  std::string webhook_secret_name;   ///< ["kubeflow-trainer-webhook-cert"]
+  std::string webhook_cert_dir;      ///< bring your own tls.crt and tls.key [generated]
+  std::vector<std::string> webhook_cert_hosts;  ///< more SANs of the generated certificate
+  std::string webhook_bind_address;             ///< ["0.0.0.0"]
+  int webhook_port = 0;                         ///< admission webhooks (HTTPS); 0: none [0]
+  std::string status_server_bind_address;       ///< ["0.0.0.0"]
+  int status_server_port = 0;                   ///< [10443]; -1: not served
 };
 
 /// Options of Controller::reconcile() (trainer_controller_reconcile_options).
@@ -111,6 +122,17 @@ class Controller {
       opts.reconcile_user_data_free = detail::reconcile_free;
     }
     opts.framework = options.framework == nullptr ? nullptr : options.framework->raw();
+    opts.operator_namespace = c_str(options.operator_namespace);
+    opts.webhook_service_name = c_str(options.webhook_service_name);
+    opts.webhook_secret_name = c_str(options.webhook_secret_name);
+    opts.webhook_cert_dir = c_str(options.webhook_cert_dir);
+    std::string hosts;
+    for (const auto& host : options.webhook_cert_hosts) hosts += (hosts.empty() ? "" : ",") + host;
+    opts.webhook_cert_hosts = c_str(hosts);
+    opts.webhook_bind_address = c_str(options.webhook_bind_address);
+    opts.webhook_port = static_cast<std::int32_t>(options.webhook_port);
+    opts.status_server_bind_address = c_str(options.status_server_bind_address);
+    opts.status_server_port = static_cast<std::int32_t>(options.status_server_port);
     trainer_controller* ctl = nullptr;
     trainer_error* err = nullptr;
     const trainer_status status = trainer_controller_new(client.raw(), &opts, &ctl, &err);

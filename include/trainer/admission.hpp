@@ -2,7 +2,8 @@
 //
 // The one admission path of libtrainer. Every face admits through it: `trainerctl validate` and
 // `render`, the C ABI (`trainer_document_validate`, `trainer_render`), `trainer.hpp`, the Go and
-// Rust bindings (both wrap the C ABI), and the local executor (through `render_documents`).
+// Rust bindings (both wrap the C ABI), the local executor (through `render_documents`), the
+// controller's reconciler and its admission webhooks (`admit_object`, `admit_update`).
 //
 //   admit(documents)        decode each document, apply the CRD defaults, then admit each
 //     -> admit_object(...)    object in input order: a runtime by its CRD schema/CEL rules and
@@ -153,6 +154,32 @@ struct AdmissionScope {
 [[nodiscard]] ValidationResult admit_object(const TrainingRuntime& runtime);
 /// Admission of one defaulted ClusterTrainingRuntime: its CRD schema/CEL rules and its webhook.
 [[nodiscard]] ValidationResult admit_object(const ClusterTrainingRuntime& runtime);
+
+/// Admission of an update, as the API server admits it with the object it replaces (the
+/// admission webhooks' UPDATE): as `admit_object`, but with the CRD rules of an update
+/// (`validate_train_job_update`: the schema rules and the `self == oldSelf` rules) and with
+/// `old_job` handed to every plugin's validation, so that upstream's update rules hold (the
+/// JobSet plugin's: `runtimePatches` change only while suspended, and not while the JobSet runs).
+[[nodiscard]] Result<ValidationResult> admit_update(const TrainJob& old_job, const TrainJob& job,
+                                                    const AdmissionScope& scope,
+                                                    const RenderContext& ctx = {},
+                                                    const Framework* framework = nullptr,
+                                                    MissingRuntime missing = MissingRuntime::kWarn);
+/// An OptimizationJob update: `validate_optimization_job_update` (the spec is immutable), then
+/// its template admitted as on create.
+[[nodiscard]] Result<ValidationResult> admit_update(const OptimizationJob& old_job,
+                                                    const OptimizationJob& job,
+                                                    const AdmissionScope& scope,
+                                                    const RenderContext& ctx = {},
+                                                    const Framework* framework = nullptr,
+                                                    MissingRuntime missing = MissingRuntime::kWarn);
+/// A runtime update: `validate_training_runtime_update` / `validate_cluster_training_runtime_
+/// update` (upstream's webhooks: none for a TrainingRuntime, the create rule without the
+/// deprecation warning for a ClusterTrainingRuntime; the embedded JobSet immutability rules).
+[[nodiscard]] ValidationResult admit_update(const TrainingRuntime& old_runtime,
+                                            const TrainingRuntime& runtime);
+[[nodiscard]] ValidationResult admit_update(const ClusterTrainingRuntime& old_runtime,
+                                            const ClusterTrainingRuntime& runtime);
 
 /// The runtime of `scope` that `job.spec.runtimeRef` (defaulted) names: a TrainingRuntime in
 /// the job's namespace (namespace "default" when unset) or a ClusterTrainingRuntime.

@@ -71,14 +71,39 @@ typedef struct trainer_controller_options {
    *  of `feature_gates`]. With a framework, `feature_gates` must be NULL or "". Read only when
    *  `version` >= 2. @since 0.1, struct version 2 */
   const struct trainer_framework* framework;
+  /* ---- struct version 3: the HTTPS endpoints and their certificates (docs/controller.md,
+   *      "Admission webhooks"); read only when `version` >= 3. @since 0.1, struct version 3 */
+  /** Where the webhook Service and certificate Secret live [the in-cluster service account's
+   *  namespace, else "kubeflow-system"] */
+  const char* operator_namespace;
+  /** The Service the generated certificate names ["kubeflow-trainer-controller-manager"] */
+  const char* webhook_service_name;
+  /** The Secret that holds the generated certificates ["kubeflow-trainer-webhook-cert"] */
+  const char* webhook_secret_name;
+  /** Bring your own certificate: tls.crt and tls.key (and ca.crt) from this directory, no
+   *  Secret, no caBundle patching [NULL: generated] */
+  const char* webhook_cert_dir;
+  /** More subject alternative names of the generated certificate, comma-separated IP addresses
+   *  or DNS names, e.g. "127.0.0.1" [none] */
+  const char* webhook_cert_hosts;
+  /** Address the webhook server listens on ["0.0.0.0"] */
+  const char* webhook_bind_address;
+  /** Port of the admission webhooks (HTTPS), 1 to 65535; 0: no webhooks served [0] */
+  int32_t webhook_port;
+  /** Address the TrainJobStatus progress server listens on ["0.0.0.0"] */
+  const char* status_server_bind_address;
+  /** Port of the progress server (served when the TrainJobStatus gate is on); 0: 10443,
+   *  -1: not served [0] */
+  int32_t status_server_port;
 } trainer_controller_options;
 
-/** Struct versions: 1 ends with `reconcile_user_data_free`; 2 adds `framework`. */
-#define TRAINER_CONTROLLER_OPTIONS_VERSION 2
+/** Struct versions: 1 ends with `reconcile_user_data_free`; 2 adds `framework`; 3 adds the
+ *  serving fields from `operator_namespace` to `status_server_port`. */
+#define TRAINER_CONTROLLER_OPTIONS_VERSION 3
 #define TRAINER_CONTROLLER_OPTIONS_INIT                                                          \
   {                                                                                              \
     TRAINER_CONTROLLER_OPTIONS_VERSION, NULL, 0, NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, 0, 0, 0, \
-        NULL, NULL, NULL, NULL                                                                   \
+        NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0                   \
   }
 
 /** Initialises `opts` like TRAINER_CONTROLLER_OPTIONS_INIT. Errors: TRAINER_E_INVALID_ARGUMENT

@@ -122,6 +122,35 @@ struct LeaderElection {
   std::chrono::milliseconds retry_period{std::chrono::seconds(2)};
 };
 
+/// The HTTPS endpoints of the controller (admission webhooks, the TrainJobStatus progress server)
+/// and the certificate they serve (`trainerctl controller --webhook-*`, `--status-server-*`).
+struct ServingOptions {
+  /// Where the webhook Service and certificate Secret live; empty: the in-cluster service account
+  /// namespace file (/var/run/secrets/kubernetes.io/serviceaccount/namespace), else
+  /// `kubeflow-system`.
+  std::string operator_namespace;
+  /// The Service whose DNS names (`<svc>.<ns>.svc`, `<svc>.<ns>.svc.cluster.local`) the
+  /// generated serving certificate covers.
+  std::string webhook_service_name = "kubeflow-trainer-controller-manager";
+  /// The Secret (keys ca.crt, ca.key, tls.crt, tls.key) that holds the generated certificates.
+  std::string webhook_secret_name = "kubeflow-trainer-webhook-cert";
+  /// Bring your own certificate: tls.crt and tls.key (and ca.crt) are read from this directory
+  /// and reloaded when they change; no Secret is written and no caBundle is patched.
+  std::string cert_dir;
+  /// More subject alternative names (an IP address or a DNS name each) in the generated serving
+  /// certificate, e.g. 127.0.0.1 for tests that call the webhooks directly.
+  std::vector<std::string> extra_cert_hosts;
+  std::string webhook_bind_address = "0.0.0.0";
+  /// 0: no webhooks served (the Deployment `trainerctl install` writes passes 9443).
+  int webhook_port = 0;
+  std::string status_server_bind_address = "0.0.0.0";
+  /// Served when the TrainJobStatus feature gate is on.
+  int status_server_port = 10443;
+  /// One line per certificate change (generated, rotated, caBundle written, files reloaded)
+  /// and per failed periodic refresh; called from the refresh thread. May be empty.
+  std::function<void(const std::string&)> log;
+};
+
 struct ControllerOptions {
   ReconcilerOptions reconciler;
   /// Namespace to watch; empty: all namespaces.
@@ -140,6 +169,11 @@ struct ControllerOptions {
   std::function<void(const ReconcileResult&, const Error*)> on_reconcile;
   /// Graceful shutdown: in-flight reconciles get this long after `stop()`.
   std::chrono::milliseconds shutdown_timeout{std::chrono::seconds(30)};
+  /// Webhooks, progress server and their certificates.
+  ServingOptions serving;
+  /// Called when an HTTPS endpoint of `serving` listens: its name (`webhooks`) and the bound
+  /// port (the chosen one when the options asked for 0), from the thread of `run()`.
+  std::function<void(std::string_view endpoint, int port)> on_serving;
 };
 
 /// Counters for `--metrics-addr` (Prometheus text).

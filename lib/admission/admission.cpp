@@ -85,8 +85,10 @@ const TrainingRuntimeSpec& spec_of(const RuntimeRefMatch& match) {
 Result<ValidationResult> admit_train_job(const TrainJob& job, const AdmissionScope& scope,
                                          const RenderContext& ctx, const Framework* framework,
                                          MissingRuntime missing, std::optional<Info>* info,
-                                         const std::string& subject = {}) {
-  ValidationResult out = validate_train_job(job);
+                                         const std::string& subject = {},
+                                         const TrainJob* old_job = nullptr) {
+  ValidationResult out =
+      old_job != nullptr ? validate_train_job_update(*old_job, job) : validate_train_job(job);
   // The API server calls the validating webhook only for objects that pass the CRD schema.
   if (!out.ok()) return out;
 
@@ -143,7 +145,7 @@ Result<ValidationResult> admit_train_job(const TrainJob& job, const AdmissionSco
   const Framework& plugins =
       framework != nullptr ? *framework : default_framework(ctx.feature_gates);
   out.merge(plugins.run_custom_validation(
-      *runtime_info, nullptr, job,
+      *runtime_info, old_job, job,
       detail::with_existing_objects(ctx, scope.existing_objects, scope.default_namespace)));
   if (info != nullptr) *info = std::move(*runtime_info);
   return out;
@@ -153,9 +155,10 @@ Result<ValidationResult> admit_train_job(const TrainJob& job, const AdmissionSco
 Result<ValidationResult> admit_optimization_job(const OptimizationJob& job,
                                                 const AdmissionScope& scope,
                                                 const RenderContext& ctx,
-                                                const Framework* framework,
-                                                MissingRuntime missing) {
-  ValidationResult out = validate_optimization_job(job);
+                                                const Framework* framework, MissingRuntime missing,
+                                                const OptimizationJob* old_job = nullptr) {
+  ValidationResult out = old_job != nullptr ? validate_optimization_job_update(*old_job, job)
+                                            : validate_optimization_job(job);
   if (!out.ok()) return out;
   const std::string subject = "OptimizationJob " +
                               std::string(namespace_or_default(job.metadata.namespace_)) + "/" +
@@ -414,6 +417,27 @@ Result<ValidationResult> admit_object(const OptimizationJob& job, const Admissio
                                       const RenderContext& ctx, const Framework* framework,
                                       MissingRuntime missing) {
   return admit_optimization_job(job, scope, ctx, framework, missing);
+}
+
+Result<ValidationResult> admit_update(const TrainJob& old_job, const TrainJob& job,
+                                      const AdmissionScope& scope, const RenderContext& ctx,
+                                      const Framework* framework, MissingRuntime missing) {
+  return admit_train_job(job, scope, ctx, framework, missing, nullptr, {}, &old_job);
+}
+
+Result<ValidationResult> admit_update(const OptimizationJob& old_job, const OptimizationJob& job,
+                                      const AdmissionScope& scope, const RenderContext& ctx,
+                                      const Framework* framework, MissingRuntime missing) {
+  return admit_optimization_job(job, scope, ctx, framework, missing, &old_job);
+}
+
+ValidationResult admit_update(const TrainingRuntime& old_runtime, const TrainingRuntime& runtime) {
+  return validate_training_runtime_update(old_runtime, runtime);
+}
+
+ValidationResult admit_update(const ClusterTrainingRuntime& old_runtime,
+                              const ClusterTrainingRuntime& runtime) {
+  return validate_cluster_training_runtime_update(old_runtime, runtime);
 }
 
 ValidationResult admit_object(const TrainingRuntime& runtime) {

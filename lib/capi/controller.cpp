@@ -10,6 +10,7 @@
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstring>
@@ -124,6 +125,38 @@ bool negative(int64_t value) {
   return value < 0;
 }
 
+// The serving fields of struct version 3 (ServingOptions); an unset string keeps the default.
+trainer_status serving_options(const trainer_controller_options& opts, ctl::ServingOptions& out,
+                               trainer_error** err) {
+  const auto set = [](const char* value, std::string& field) {
+    if (value != nullptr && *value != 0) field = value;
+  };
+  set(opts.operator_namespace, out.operator_namespace);
+  set(opts.webhook_service_name, out.webhook_service_name);
+  set(opts.webhook_secret_name, out.webhook_secret_name);
+  set(opts.webhook_cert_dir, out.cert_dir);
+  set(opts.webhook_bind_address, out.webhook_bind_address);
+  set(opts.status_server_bind_address, out.status_server_bind_address);
+  const std::string hosts = str(opts.webhook_cert_hosts);
+  for (std::size_t start = 0; start < hosts.size();) {
+    const std::size_t comma = std::min(hosts.find(',', start), hosts.size());
+    if (comma > start) out.extra_cert_hosts.push_back(hosts.substr(start, comma - start));
+    start = comma + 1;
+  }
+  if (opts.webhook_port < 0 || opts.webhook_port > 65535) {
+    return bad_argument(err, "trainer_controller_options.webhook_port must be 0 (off) to 65535");
+  }
+  out.webhook_port = opts.webhook_port;
+  if (opts.status_server_port < -1 || opts.status_server_port > 65535) {
+    return bad_argument(err,
+                        "trainer_controller_options.status_server_port must be -1 (off), 0 "
+                        "(10443) or a port to 65535");
+  }
+  if (opts.status_server_port == -1) out.status_server_port = 0;
+  if (opts.status_server_port > 0) out.status_server_port = opts.status_server_port;
+  return TRAINER_OK;
+}
+
 }  // namespace
 
 struct trainer_controller {
@@ -141,10 +174,14 @@ trainer_status trainer_controller_options_init(trainer_controller_options* opts,
     if (opts == nullptr || version == 0 || version > TRAINER_CONTROLLER_OPTIONS_VERSION) {
       return TRAINER_E_INVALID_ARGUMENT;
     }
-    // Only the fields of `version`: version 1 ends before `framework`.
+    // Only the fields of `version`: version 1 ends before `framework`, 2 before
+    // `operator_namespace`.
     const trainer_controller_options init = TRAINER_CONTROLLER_OPTIONS_INIT;
-    std::memcpy(static_cast<void*>(opts), &init,
-                version >= 2 ? sizeof init : offsetof(trainer_controller_options, framework));
+    const std::size_t size = version >= 3 ? sizeof init
+                             : version == 2
+                                 ? offsetof(trainer_controller_options, operator_namespace)
+                                 : offsetof(trainer_controller_options, framework);
+    std::memcpy(static_cast<void*>(opts), &init, size);
     opts->version = version;
     return TRAINER_OK;
   });
@@ -213,6 +250,11 @@ trainer_status trainer_controller_new(trainer_client* client,
       if (opts->lease_duration_ms > 0) election.lease_duration = ms(opts->lease_duration_ms);
       if (opts->renew_deadline_ms > 0) election.renew_deadline = ms(opts->renew_deadline_ms);
       if (opts->retry_period_ms > 0) election.retry_period = ms(opts->retry_period_ms);
+      if (opts->version >= 3) {
+        if (const auto st = serving_options(*opts, options.serving, err); st != TRAINER_OK) {
+          return st;
+        }
+      }
     }
     if (sink->fn != nullptr) {
       options.on_reconcile = [sink](const ctl::ReconcileResult& result,

@@ -12,12 +12,14 @@
 // and those of the trial TrainJobs they control, queue the OptimizationJob's key, which the
 // optimization pass (optimization_reconciler.hpp) reconciles with the same resync and backoff.
 #include "trainer/controller.hpp"
+#include "controller/admission_webhooks.hpp"
 #include "controller/controller_internal.hpp"
 #include "controller/leader_election.hpp"
 #include "controller/metrics_text.hpp"
 #include "controller/optimization_reconciler.hpp"
 #include "controller/owner_key.hpp"
 #include "controller/watched_kinds.hpp"
+#include "controller/webhook_certs.hpp"
 #include "controller/work_queue.hpp"
 #include "kube/client/cancel.hpp"
 
@@ -69,6 +71,51 @@ struct Controller::Impl {
 
   ControllerMetrics counters;  // queue_depth and leader are filled in by metrics()
   std::atomic<bool> leader{false};
+  // The webhook and status servers' certificates while run() runs (needs_certificates); every
+  // replica keeps them current, leader or not, as upstream's cert-controller does.
+  std::unique_ptr<WebhookCertificates> certificates;
+
+  // The admission webhooks of the run and their server (every replica serves them, leader or
+  // not, as upstream's manager does), on the certificates above.
+  std::unique_ptr<AdmissionWebhooks> webhooks;
+  std::unique_ptr<serving::HttpsServer> webhook_server;
+  kube::CancelToken serving_token;
+
+  // Starts the admission webhooks when `options.serving.webhook_port` asks for them.
+  Result<void> start_serving() {
+    if (options.serving.webhook_port == 0) return {};
+    // needs_certificates() holds: run() started them.
+    if (!certificates) return fail(ErrorCode::kInternal, "webhook server: no certificates");
+    WebhookOptions hooks;
+    hooks.feature_gates = options.reconciler.feature_gates;
+    hooks.config = options.reconciler.config;
+    hooks.framework = options.reconciler.framework;
+    hooks.reader = [this, token = serving_token] { return cluster_reader(client, token); };
+    webhooks = std::make_unique<AdmissionWebhooks>(std::move(hooks));
+    serving::ServerOptions server;
+    server.name = "webhook server";
+    server.bind_address = options.serving.webhook_bind_address;
+    server.port = options.serving.webhook_port;
+    server.certificates = certificates->store();
+    server.routes = webhooks->routes();
+    // Admission of one review reads the cluster (the runtime, plugin lookups): a few handler
+    // threads, so that a slow API server answer does not hold every review.
+    server.threads = 4;
+    auto started = serving::HttpsServer::start(std::move(server));
+    if (!started) {
+      return fail(started.error().code, "webhook server: " + started.error().message);
+    }
+    webhook_server = std::move(*started);
+    if (options.on_serving) options.on_serving("webhooks", webhook_server->port());
+    return {};
+  }
+
+  void stop_serving() noexcept {
+    serving_token.cancel();
+    if (webhook_server) webhook_server->stop();
+    webhook_server.reset();
+    webhooks.reset();
+  }
 
   Impl(kube::Client& c, ControllerOptions o) : client(c), options(std::move(o)) {}
 
@@ -348,8 +395,13 @@ Result<void> Controller::run() {
       s.stop_requested = false;
       s.stop_token = kube::CancelToken();
       s.leader = false;
+      s.certificates.reset();
     }
   } finish{s};
+  struct StopServing {
+    Impl& s;
+    ~StopServing() { s.stop_serving(); }
+  } stop_serving{s};
 
   // The caller's token (ReconcilerOptions::cancel) stops the run as stop() does: gracefully.
   // The reconciles themselves get a token of the run's own, cancelled only when the shutdown
@@ -357,6 +409,17 @@ Result<void> Controller::run() {
   const kube::detail::CancelRegistration caller_cancel(s.options.reconciler.cancel,
                                                        [this] { stop(); });
   if (s.stopped()) return {};
+  if (needs_certificates(s.options)) {
+    auto started = WebhookCertificates::start(s.client, s.options.serving);
+    if (!started) {
+      auto error = std::move(started.error());
+      error.message = "webhook certificates: " + error.message;
+      return tl::unexpected(std::move(error));
+    }
+    s.certificates = std::move(*started);
+  }
+  s.serving_token = kube::CancelToken();
+  if (auto served = s.start_serving(); !served) return served;
   const LeaderElection& election = s.options.leader_election;
   if (!election.enabled) {
     s.leader = true;

@@ -4,6 +4,7 @@
 // come from the same pipeline as `trainerctl render` (`trainer::render`), with the cluster as the
 // render context's lookup; the status from `derive_status`.
 #include "api/json_path.hpp"
+#include "controller/cluster_lookup.hpp"
 #include "controller/controller_internal.hpp"
 #include "plugin/render_scope.hpp"
 #include "trainer/admission.hpp"
@@ -41,58 +42,6 @@ void join(std::optional<Error>& into, Error e) {
   into->message += "\n" + e.message;
 }
 
-// The cluster as the render context's lookup: GETs, remembered for the reconcile (the builders
-// and the status step ask for the same objects). A kind the server does not serve (a scheduler's
-// PodGroup CRD not installed) is "not found"; any other failure is kept and fails the reconcile
-// after the render, since the lookup itself cannot fail.
-class ClusterLookup {
- public:
-  ClusterLookup(kube::Client& client, kube::CallOptions call)
-      : client_(client), call_(std::move(call)) {}
-
-  std::optional<json::value> find(std::string_view api_version, std::string_view kind,
-                                  std::string_view ns, std::string_view name) {
-    auto key = std::make_tuple(std::string(api_version), std::string(kind), std::string(ns),
-                               std::string(name));
-    if (auto it = cache_.find(key); it != cache_.end()) return it->second;
-    std::optional<json::value> found;
-    auto resource = client_.resource_for(api_version, kind, call_);
-    if (resource) {
-      auto object = client_.get(*resource, resource->namespaced ? ns : "", name, call_);
-      if (object) {
-        found = json::value(std::move(*object));
-      } else if (object.error().code != ErrorCode::kNotFound) {
-        if (!error_) error_ = std::move(object.error());
-        return std::nullopt;  // not remembered: the reconcile fails anyway
-      }
-    } else if (resource.error().code != ErrorCode::kNotFound) {
-      if (!error_) error_ = std::move(resource.error());
-      return std::nullopt;
-    }
-    cache_.emplace(std::move(key), found);
-    return found;
-  }
-
-  /// What an earlier `find` answered for the object, when it was asked.
-  [[nodiscard]] const std::optional<json::value>* cached(std::string_view api_version,
-                                                         std::string_view kind, std::string_view ns,
-                                                         std::string_view name) const {
-    auto it = cache_.find(std::make_tuple(std::string(api_version), std::string(kind),
-                                          std::string(ns), std::string(name)));
-    return it == cache_.end() ? nullptr : &it->second;
-  }
-
-  std::optional<Error>& error() { return error_; }
-
- private:
-  kube::Client& client_;
-  kube::CallOptions call_;
-  std::map<std::tuple<std::string, std::string, std::string, std::string>,
-           std::optional<json::value>>
-      cache_;
-  std::optional<Error> error_;
-};
-
 json::value status_json(const TrainJobStatus& status) {
   TrainJob carrier;
   carrier.status = status;
@@ -118,29 +67,14 @@ struct Reconciler::Impl {
     return c;
   }
 
-  // The runtime the TrainJob references, from the cluster; null when it does not exist (the
-  // snapshot may still serve: render decides, with upstream's not-found message).
-  Result<std::optional<json::value>> fetch_runtime(const TrainJob& job, const std::string& ns) {
-    const bool namespaced = job.spec.runtime_ref.kind.value_or("") == kTrainingRuntimeKind;
-    auto object = cluster::get(
-        client,
-        namespaced ? cluster::Kind::kTrainingRuntime : cluster::Kind::kClusterTrainingRuntime, ns,
-        job.spec.runtime_ref.name, call());
-    if (!object) {
-      if (object.error().code == ErrorCode::kNotFound) return std::nullopt;
-      return tl::unexpected(std::move(object.error()));
-    }
-    return json::value(std::move(*object));
-  }
-
   // Step 5: render with the cluster as the lookup, then server-side apply each object, stopping
   // at the first error. `applied_jobset` gets the JobSet as the server answered its apply.
   // `refused` gets admission's errors when the TrainJob is refused on its live runtime (the API
   // server accepts what the webhook of a libtrainer cluster would refuse: a TrainJob of too many
   // pods); nothing is rendered then.
-  Result<void> build_and_apply(const TrainJob& job, const std::string& ns, ClusterLookup& lookup,
-                               Clock::time_point now, ReconcileResult& result,
-                               std::optional<json::object>& applied_jobset,
+  Result<void> build_and_apply(const TrainJob& job, const std::string& ns,
+                               detail::ClusterLookup& lookup, Clock::time_point now,
+                               ReconcileResult& result, std::optional<json::object>& applied_jobset,
                                std::optional<Error>& refused) {
     const std::string name = job.metadata.name.value_or("");
     RenderContext ctx = system_render_context(job.metadata.uid.value_or(""));
@@ -165,7 +99,7 @@ struct Reconciler::Impl {
     RuntimeLookup runtime;
     if (!ctx.find("v1", "ConfigMap", ns, name + "-runtime-snapshot")) {
       if (lookup.error()) return tl::unexpected(*lookup.error());
-      auto fetched = fetch_runtime(job, ns);
+      auto fetched = detail::fetch_runtime(client, job, ns, call());
       if (!fetched) return tl::unexpected(std::move(fetched.error()));
       if (*fetched) {
         if (job.spec.runtime_ref.kind.value_or("") == kTrainingRuntimeKind) {
@@ -244,7 +178,7 @@ struct Reconciler::Impl {
 
   // The JobSet for the status step: as applied, as the render looked it up, or a GET.
   Result<std::optional<json::object>> current_jobset(const std::string& ns, const std::string& name,
-                                                     const ClusterLookup& lookup,
+                                                     const detail::ClusterLookup& lookup,
                                                      std::optional<json::object> applied) {
     if (applied) return applied;
     if (const auto* seen = lookup.cached(kJobSetApiVersion, kJobSetKind, ns, name)) {
@@ -296,7 +230,7 @@ struct Reconciler::Impl {
     const std::string now_text = detail::format_time(now);
     const bool finished = detail::is_finished(job);
     std::optional<Error> error;
-    ClusterLookup lookup(client, call());
+    detail::ClusterLookup lookup(client, call());
 
     // Step 4: the runtime kind must be one of the registry's. Upstream then dereferences the
     // nil runtime (reference Q13) and never writes the condition; this port persists it and

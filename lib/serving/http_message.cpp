@@ -12,4 +12,11 @@ std::string_view Request::header(std::string_view name) const {
   return {};
 }
 
+std::string_view Request::param(std::string_view name) const {
+  for (const auto& [key, value] : params) {
+    if (key == name) return value;
+  }
+  return {};
+}
+
 }  // namespace trainer::serving

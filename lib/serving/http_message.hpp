@@ -20,9 +20,13 @@ struct Request {
   std::vector<std::pair<std::string, std::string>> headers;  ///< names as sent
   std::string body;  ///< never more than the route's body limit
   std::string remote_address;
+  /// The `{name}` segments of the route's pattern that matched, in pattern order (decoded).
+  std::vector<std::pair<std::string, std::string>> params;
 
   /// The first header of this name, compared case-insensitively; empty when absent.
   std::string_view header(std::string_view name) const;
+  /// The route parameter `{name}`; empty when the pattern has none of that name.
+  std::string_view param(std::string_view name) const;
 };
 
 struct Response {

@@ -110,6 +110,13 @@ static void test_offline(void) {
   CHECK(trainer_controller_options_init(&opts, TRAINER_CONTROLLER_OPTIONS_VERSION) == TRAINER_OK);
   CHECK(opts.version == TRAINER_CONTROLLER_OPTIONS_VERSION && opts.workers == 0 &&
         opts.on_reconcile == NULL && opts.namespace_name == NULL);
+  CHECK(opts.webhook_port == 0 && opts.webhook_bind_address == NULL &&
+        opts.webhook_cert_hosts == NULL && opts.status_server_port == 0 &&
+        opts.operator_namespace == NULL);
+  /* Version 2 ends before the serving fields: they are not written. */
+  opts.webhook_port = 77;
+  CHECK(trainer_controller_options_init(&opts, 2) == TRAINER_OK);
+  CHECK(opts.version == 2 && opts.webhook_port == 77 && opts.framework == NULL);
   CHECK(trainer_controller_options_init(&opts, 99) == TRAINER_E_INVALID_ARGUMENT);
   CHECK(trainer_controller_options_init(NULL, TRAINER_CONTROLLER_OPTIONS_VERSION) ==
         TRAINER_E_INVALID_ARGUMENT);
@@ -267,6 +274,19 @@ static void test_run_and_stop(trainer_client* client) {
   pthread_t thread;
   int64_t deadline;
   int seen = 0;
+
+  /* The serving fields (struct version 3) are checked: a port out of range is refused. */
+  opts.webhook_port = 70000;
+  CHECK_STATUS(trainer_controller_new(client, &opts, &ctl, &err), TRAINER_E_INVALID_ARGUMENT, err);
+  CHECK(err != NULL && strstr(trainer_error_message(err), "webhook_port") != NULL);
+  trainer_error_free(err);
+  err = NULL;
+  opts.webhook_port = 0;
+  opts.status_server_port = -2;
+  CHECK_STATUS(trainer_controller_new(client, &opts, &ctl, &err), TRAINER_E_INVALID_ARGUMENT, err);
+  trainer_error_free(err);
+  err = NULL;
+  opts.status_server_port = 0;
 
   g_frees = 0;
   opts.namespace_name = g_ns;

@@ -118,6 +118,18 @@ TEST_CASE("trainer.hpp Controller: option errors, the callback released, stop be
   REQUIRE_FALSE(conflicting.has_value());
   CHECK(conflicting.error().code == ErrorCode::kInvalidArgument);
 
+  // The serving options (struct version 3) reach the library, which checks them.
+  abi::ControllerOptions serving;
+  serving.webhook_port = 70000;
+  auto bad_port = abi::Controller::create(client, serving);
+  REQUIRE_FALSE(bad_port.has_value());
+  CHECK(bad_port.error().code == ErrorCode::kInvalidArgument);
+  CHECK(bad_port.error().message.find("webhook_port") != std::string::npos);
+  serving.webhook_port = 9443;
+  serving.webhook_cert_hosts = {"127.0.0.1", "localhost"};
+  serving.status_server_port = -1;
+  CHECK(abi::Controller::create(client, serving).has_value());
+
   // Created (nothing contacted), metrics readable, a stop before the run ends it at once.
   options.workers = 2;
   options.on_reconcile = [held](std::string_view, const std::optional<trainer::Error>&) {};

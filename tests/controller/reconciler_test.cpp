@@ -9,6 +9,8 @@
 #include "trainer/cluster.hpp"
 #include "trainer/codec.hpp"
 #include "trainer/controller.hpp"
+#include "trainer/plugin.hpp"
+#include "trainer/render.hpp"
 #include "trainer/runtimes.hpp"
 
 #include <boost/json/parse.hpp>
@@ -17,6 +19,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -571,4 +574,75 @@ TEST_CASE("the runtime snapshot outlives the runtime; without either the reconci
   events = client.list(resource(client, "events.k8s.io/v1", "Event"), ns);
   REQUIRE(events);
   CHECK(events->at("items").as_array().size() == 1);
+}
+
+TEST_CASE("defence in depth: a TrainJob admission refuses gets no objects, Failed and an event",
+          "[controller]") {
+  // Created while no webhook is installed: the reconciler admits before rendering, with the
+  // built-in plugins' rules and those of a loaded plugin (the numnodes test plugin).
+  auto& server = ApiServer::shared();
+  const auto ns = trainer::testing::unique_namespace(server, "rec-refused");
+  auto client = client_for(admin_config(server));
+  apply_yaml(client, ns, kRuntime);
+  const auto train_jobs = resource(client, "trainer.kubeflow.org/v1alpha1", "TrainJob");
+  auto create = [&](const std::string& name, const std::string& trainer) {
+    auto created = client.create(
+        train_jobs, ns,
+        json::parse(R"({"apiVersion":"trainer.kubeflow.org/v1alpha1","kind":"TrainJob",
+          "metadata":{"name":")" +
+                    name + R"("},"spec":{"runtimeRef":{"name":"torch-small",
+          "kind":"TrainingRuntime"},"trainer":)" +
+                    trainer + "}}")
+            .as_object());
+    INFO((created ? std::string() : kube::kubectl_text(created.error())));
+    REQUIRE(created);
+  };
+  create("reserved", R"({"numNodes":2,"env":[{"name":"PET_NNODES","value":"9"}]})");
+  create("wide", R"({"numNodes":5})");
+
+  auto plugin = trainer::load_plugin(NUMNODES_PLUGIN);
+  REQUIRE(plugin);
+  std::vector<std::unique_ptr<trainer::Plugin>> extra;
+  extra.push_back(std::move(*plugin));
+  auto framework = trainer::Framework::with_plugins({}, std::move(extra));
+  REQUIRE(framework);
+  controller::ReconcilerOptions options;
+  options.framework = std::make_shared<const trainer::Framework>(std::move(*framework));
+  controller::Reconciler reconciler(client, options);
+
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"reserved",
+       "spec.trainer.env: Invalid value: [{\"name\":\"PET_NNODES\",\"value\":\"9\"}]: must not "
+       "have reserved envs, invalid envs configured: [PET_NNODES]"},
+      {"wide", "spec.trainer.numNodes: Invalid value: 5: must be at most 4"}};
+  for (const auto& [name, text] : cases) {
+    INFO(name);
+    auto r = reconcile_ok(reconciler, ns, name);
+    CHECK(r.applied.empty());
+    CHECK(r.status_patched);
+    auto job = trainjob(client, ns, name);
+    REQUIRE(conditions(job) == std::vector<std::string>{"Failed=True/TrainJobValidationFailed"});
+    CHECK(std::string(job.at("status").at("conditions").at(0).at("message").as_string()) == text);
+    CHECK_FALSE(jobset(client, ns, name));
+    CHECK_FALSE(get(client, "v1", "ConfigMap", ns, name + "-runtime-snapshot"));
+    // Terminal: a second pass writes nothing and renders nothing.
+    r = reconcile_ok(reconciler, ns, name);
+    CHECK_FALSE(r.status_patched);
+    CHECK(r.applied.empty());
+  }
+  auto events = client.list(resource(client, "events.k8s.io/v1", "Event"), ns);
+  REQUIRE(events);
+  std::vector<std::string> notes;
+  for (const auto& item : events->at("items").as_array()) {
+    CHECK(item.at("type") == "Warning");
+    CHECK(item.at("reason") == "TrainJobValidationFailed");
+    notes.emplace_back(item.at("note").as_string());
+  }
+  REQUIRE(notes.size() >= 2);
+  CHECK(std::any_of(notes.begin(), notes.end(), [](const std::string& n) {
+    return n.find("must be at most 4") != std::string::npos;
+  }));
+  CHECK(std::any_of(notes.begin(), notes.end(), [](const std::string& n) {
+    return n.find("invalid envs configured: [PET_NNODES]") != std::string::npos;
+  }));
 }

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <memory>
 #include <optional>
@@ -110,6 +111,57 @@ int usage_error(const std::string& message) {
   return kExitUsage;
 }
 
+// --webhook-port and --webhook-bind-address: the admission webhooks (0: not served).
+std::optional<std::string> webhook_flags(const Parsed& args, ctl::ServingOptions& serving) {
+  const std::string port = args.value("webhook-port");
+  char* end = nullptr;
+  const long value = std::strtol(port.c_str(), &end, 10);
+  if (port.empty() || end == nullptr || *end != '\0' || value < 0 || value > 65535) {
+    return "invalid --webhook-port \"" + port + "\": a port from 0 (off) to 65535";
+  }
+  serving.webhook_port = static_cast<int>(value);
+  serving.webhook_bind_address = args.value("webhook-bind-address");
+  if (serving.webhook_bind_address.empty()) return "--webhook-bind-address must not be empty";
+  return std::nullopt;
+}
+
+// --webhook-cert-dir, --webhook-service-name, --webhook-secret-name, --operator-namespace,
+// --webhook-cert-hosts: the certificates of the webhook and status servers (h20-tls).
+// An error message (usage) when a value is unusable.
+std::optional<std::string> parse_certificate_flags(const Parsed& args,
+                                                   ctl::ServingOptions& serving) {
+  serving.cert_dir = args.value("webhook-cert-dir");
+  if (args.given("webhook-service-name")) {
+    serving.webhook_service_name = args.value("webhook-service-name");
+    if (serving.webhook_service_name.empty()) return "--webhook-service-name must not be empty";
+  }
+  if (args.given("webhook-secret-name")) {
+    serving.webhook_secret_name = args.value("webhook-secret-name");
+    if (serving.webhook_secret_name.empty()) return "--webhook-secret-name must not be empty";
+  }
+  serving.operator_namespace = args.value("operator-namespace");
+  serving.extra_cert_hosts.clear();
+  for (const auto& list : args.values("webhook-cert-hosts")) {
+    std::size_t start = 0;
+    while (start <= list.size()) {
+      const auto comma = list.find(',', start);
+      const auto end = comma == std::string::npos ? list.size() : comma;
+      const std::string host = list.substr(start, end - start);
+      if (host.empty() || host.find_first_of(" \t\r\n") != std::string::npos) {
+        return "invalid --webhook-cert-hosts \"" + list +
+               "\": a comma-separated list of DNS names and IP addresses";
+      }
+      serving.extra_cert_hosts.push_back(host);
+      start = end + 1;
+    }
+  }
+  serving.log = [](const std::string& line) {
+    std::fprintf(stderr, "%s %s\n", log_time().c_str(), line.c_str());
+    std::fflush(stderr);
+  };
+  return std::nullopt;
+}
+
 int run_controller(const Parsed& args) {
   // Before any thread exists (the client's, the controller's): only the signal thread waits
   // for SIGTERM/SIGINT.
@@ -137,6 +189,13 @@ int run_controller(const Parsed& args) {
       return usage_error(address.error().message);
     }
   }
+  if (auto bad = webhook_flags(args, options.serving)) return usage_error(*bad);
+  options.on_serving = [](std::string_view endpoint, int port) {
+    std::fprintf(stderr, "%s serving %.*s on port %d\n", log_time().c_str(),
+                 static_cast<int>(endpoint.size()), endpoint.data(), port);
+    std::fflush(stderr);
+  };
+  if (auto bad = parse_certificate_flags(args, options.serving)) return usage_error(*bad);
   options.namespace_ = args.value("namespace");
   options.once = args.enabled("once");
   options.leader_election.enabled = args.enabled("leader-elect");
@@ -231,7 +290,45 @@ std::vector<Flag> controller_flags() {
         true},
        kPluginFlag,
        {"metrics-addr", '\0', "HOST:PORT",
-        "serve Prometheus metrics at http://HOST:PORT/metrics (loopback only; port 0: any)"}});
+        "serve Prometheus metrics at http://HOST:PORT/metrics (loopback only; port 0: any)"},
+       {"webhook-port",
+        '\0',
+        "PORT",
+        "serve the admission webhooks over HTTPS on this port (0: off; the Deployment of "
+        "trainerctl install uses 9443)",
+        {},
+        "0"},
+       {"webhook-bind-address",
+        '\0',
+        "ADDRESS",
+        "address the webhook server listens on",
+        {},
+        "0.0.0.0"},
+       {"webhook-cert-dir", '\0', "DIR",
+        "serve tls.crt/tls.key from DIR (reloaded on change): no Secret, no caBundle patching"},
+       {"webhook-service-name",
+        '\0',
+        "NAME",
+        "Service whose DNS names the generated serving certificate covers",
+        {},
+        "kubeflow-trainer-controller-manager"},
+       {"webhook-secret-name",
+        '\0',
+        "NAME",
+        "Secret holding the generated CA and serving certificate",
+        {},
+        "kubeflow-trainer-webhook-cert"},
+       {"operator-namespace", '\0', "NS",
+        "namespace of that Service and Secret (default: the pod's namespace, else "
+        "kubeflow-system)"},
+       {"webhook-cert-hosts",
+        '\0',
+        "LIST",
+        "more DNS names or IP addresses in the generated serving certificate (comma-separated)",
+        {},
+        {},
+        false,
+        true}});
   for (auto& flag : flags) {
     if (flag.name == "namespace") flag.help = "watch only this namespace (default: all namespaces)";
   }

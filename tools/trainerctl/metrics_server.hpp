@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // `trainerctl controller --metrics-addr`: the Prometheus text of the controller over plain HTTP on
-// a loopback address (GET /metrics; every other path is 404). One thread of its own; every
-// connection is bounded in time and size, so a client that stalls cannot hold it.
+// a loopback address (GET /metrics; every other path is 404), served by lib/serving's
+// HttpsServer (plain HTTP, one thread); every connection is bounded in time and size, so a
+// client that stalls cannot hold it.
 #pragma once
 
 #include "trainer/error.hpp"

@@ -966,10 +966,24 @@ pub struct trainer_controller_options {
     /// Struct version 2: the plugins every reconcile renders with (the controller keeps its
     /// own reference).
     pub framework: *const trainer_framework,
+    /// Struct version 3: the HTTPS endpoints and their certificate (see controller.h).
+    pub operator_namespace: *const c_char,
+    pub webhook_service_name: *const c_char,
+    pub webhook_secret_name: *const c_char,
+    pub webhook_cert_dir: *const c_char,
+    /// Comma-separated extra subject alternative names.
+    pub webhook_cert_hosts: *const c_char,
+    pub webhook_bind_address: *const c_char,
+    /// 0: no webhooks served.
+    pub webhook_port: i32,
+    pub status_server_bind_address: *const c_char,
+    /// 0: 10443; -1: not served.
+    pub status_server_port: i32,
 }
 
-/// Struct versions: 1 ends with `reconcile_user_data_free`; 2 adds `framework`.
-pub const TRAINER_CONTROLLER_OPTIONS_VERSION: u32 = 2;
+/// Struct versions: 1 ends with `reconcile_user_data_free`; 2 adds `framework`; 3 the serving
+/// fields.
+pub const TRAINER_CONTROLLER_OPTIONS_VERSION: u32 = 3;
 
 impl trainer_controller_options {
     /// `TRAINER_CONTROLLER_OPTIONS_INIT`.
@@ -993,6 +1007,15 @@ impl trainer_controller_options {
         reconcile_user_data: core::ptr::null_mut(),
         reconcile_user_data_free: None,
         framework: core::ptr::null(),
+        operator_namespace: core::ptr::null(),
+        webhook_service_name: core::ptr::null(),
+        webhook_secret_name: core::ptr::null(),
+        webhook_cert_dir: core::ptr::null(),
+        webhook_cert_hosts: core::ptr::null(),
+        webhook_bind_address: core::ptr::null(),
+        webhook_port: 0,
+        status_server_bind_address: core::ptr::null(),
+        status_server_port: 0,
     };
 }
 

@@ -399,7 +399,7 @@ fn transparent_structs_have_the_header_fields_in_order() {
     for (name, last) in [
         ("trainer_render_options", "framework"),
         ("trainer_cluster_apply_options", "framework"),
-        ("trainer_controller_options", "framework"),
+        ("trainer_controller_options", "status_server_port"),
         ("trainer_comm_options", "cuda_stream"),
         ("trainer_run_options", "log_user_data_free"),
         ("trainer_plugin_host", "reply_set_error"),
@@ -542,6 +542,12 @@ fn version_2_options_init_write_the_framework_field() {
         };
         assert_eq!(trainer_controller_options_init(&mut ctl, 2), TRAINER_OK);
         assert!(ctl.framework.is_null() && ctl.workers == 0 && ctl.on_reconcile.is_none());
+        // Version 2 ends before the serving fields of version 3: they are not written.
+        ctl.webhook_port = 77;
+        assert_eq!(trainer_controller_options_init(&mut ctl, 2), TRAINER_OK);
+        assert_eq!(ctl.webhook_port, 77);
+        assert_eq!(trainer_controller_options_init(&mut ctl, 3), TRAINER_OK);
+        assert!(ctl.webhook_port == 0 && ctl.webhook_cert_hosts.is_null());
 
         let mut rec = trainer_controller_reconcile_options {
             no_events: 1,

@@ -51,6 +51,34 @@ pub struct ControllerOptions {
     /// The plugins every reconcile renders with (the controller keeps its own reference)
     /// [the built-in plugins of `feature_gates`].
     pub framework: Option<Framework>,
+    /// The HTTPS endpoints `run` serves (docs/controller.md, "Admission webhooks").
+    pub serving: ServingOptions,
+}
+
+/// The controller's HTTPS endpoints and their certificate; `None`/0 mean the default in
+/// brackets.
+#[derive(Default, Clone, Debug)]
+pub struct ServingOptions {
+    /// Holds the webhook Service and certificate Secret [the in-cluster service account's
+    /// namespace, else "kubeflow-system"].
+    pub operator_namespace: Option<String>,
+    /// ["kubeflow-trainer-controller-manager"]
+    pub webhook_service_name: Option<String>,
+    /// ["kubeflow-trainer-webhook-cert"]
+    pub webhook_secret_name: Option<String>,
+    /// Bring your own tls.crt and tls.key (and ca.crt) [generated].
+    pub webhook_cert_dir: Option<String>,
+    /// More subject alternative names of the generated certificate (IP addresses or DNS names).
+    pub webhook_cert_hosts: Vec<String>,
+    /// ["0.0.0.0"]
+    pub webhook_bind_address: Option<String>,
+    /// The admission webhooks over HTTPS on this port; 0: not served \[0\].
+    pub webhook_port: u16,
+    /// ["0.0.0.0"]
+    pub status_server_bind_address: Option<String>,
+    /// The TrainJobStatus progress server's port (served when that gate is on) \[10443\];
+    /// `Some(0)`: not served.
+    pub status_server_port: Option<u16>,
 }
 
 unsafe extern "C" fn reconcile_trampoline(
@@ -127,6 +155,21 @@ impl<'c> Controller<'c> {
         opts.renew_deadline_ms = opt_millis(options.renew_deadline);
         opts.retry_period_ms = opt_millis(options.retry_period);
         opts.framework = options.framework.as_ref().map_or(ptr::null(), Framework::in_use);
+        let serving = &options.serving;
+        opts.operator_namespace = strs.opt(&serving.operator_namespace)?;
+        opts.webhook_service_name = strs.opt(&serving.webhook_service_name)?;
+        opts.webhook_secret_name = strs.opt(&serving.webhook_secret_name)?;
+        opts.webhook_cert_dir = strs.opt(&serving.webhook_cert_dir)?;
+        let hosts = serving.webhook_cert_hosts.join(",");
+        opts.webhook_cert_hosts = strs.opt(&(!hosts.is_empty()).then_some(hosts))?;
+        opts.webhook_bind_address = strs.opt(&serving.webhook_bind_address)?;
+        opts.webhook_port = i32::from(serving.webhook_port);
+        opts.status_server_bind_address = strs.opt(&serving.status_server_bind_address)?;
+        opts.status_server_port = match serving.status_server_port {
+            None => 0,
+            Some(0) => -1,
+            Some(port) => i32::from(port),
+        };
         if let Some(f) = options.on_reconcile {
             // The library owns it from here: freed with the controller, or at once on failure.
             opts.on_reconcile = Some(reconcile_trampoline);

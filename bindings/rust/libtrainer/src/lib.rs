@@ -32,7 +32,9 @@ pub use cluster::{
     LogsOptions, Propagation, WaitOptions, WarningFn, WatchOptions,
 };
 pub use collectives::{Backend, Bf16, CommOptions, Communicator, Element, Memory, ReduceOp, F16};
-pub use controller::{reconcile, Controller, ControllerOptions, ReconcileFn, ReconcileOptions};
+pub use controller::{
+    reconcile, Controller, ControllerOptions, ReconcileFn, ReconcileOptions, ServingOptions,
+};
 pub use convert::{convert, Conversion, ConvertOptions};
 pub use document::{Document, DocumentList, DocumentMut, Format, ParseOptions};
 pub use error::{Code, Error, FieldError, Result};

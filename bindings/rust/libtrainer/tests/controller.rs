@@ -12,7 +12,7 @@ mod rusttest;
 
 use libtrainer::{
     reconcile, ApplyOptions, Client, Code, Controller, ControllerOptions, Framework,
-    ReconcileOptions,
+    ReconcileOptions, ServingOptions,
 };
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -184,4 +184,20 @@ fn a_framework_with_a_rust_plugin_reaches_the_controller() {
     .err()
     .expect("gates and a framework");
     assert_eq!(e.code, Code::INVALID_ARGUMENT, "{e}");
+}
+
+#[test]
+fn serving_options_reach_the_library() {
+    let Some(server) = Server::get("serving_options_reach_the_library") else { return };
+    let (_ns, client) = server.namespace_and_client("serving");
+    let serving = ServingOptions {
+        operator_namespace: Some("kubeflow-system".into()),
+        webhook_cert_hosts: vec!["127.0.0.1".into(), "localhost".into()],
+        webhook_bind_address: Some("127.0.0.1".into()),
+        webhook_port: 9443,
+        status_server_port: Some(0),
+        ..ServingOptions::default()
+    };
+    let options = ControllerOptions { serving, ..ControllerOptions::default() };
+    assert!(Controller::new(&client, options).is_ok());
 }
