@@ -401,6 +401,29 @@ json::array runtime_patch_times(const json::value& object, const json::value& ol
   return ops;
 }
 
+// Admits `job` (against `old_job` on UPDATE) with the runtime `runtime_of` names, read live from
+// the cluster: the one admission path of a TrainJob, and of an OptimizationJob through its
+// template.
+template <typename Job>
+Response admit_job(const WebhookOptions& options, const Review& review, std::string_view kind,
+                   const Job& job, const std::optional<Job>& old_job, const TrainJob& runtime_of) {
+  if (!options.reader) {
+    return errored(review.api_version, review.uid,
+                   ReviewError{500, "the " + std::string(kind) + " webhook has no cluster reader"});
+  }
+  auto reader = options.reader();
+  RuntimeScope runtime;
+  if (auto loaded = load_runtime(*reader, runtime_of, runtime); !loaded) {
+    return errored(review.api_version, review.uid, loaded.error());
+  }
+  const RenderContext ctx = admission_context(options, *reader);
+  const Framework* framework = options.framework.get();
+  auto admitted =
+      old_job ? admit_update(*old_job, job, runtime.scope, ctx, framework, MissingRuntime::kFail)
+              : admit_object(job, runtime.scope, ctx, framework, MissingRuntime::kFail);
+  return answer(review, kind, std::move(admitted), *reader);
+}
+
 }  // namespace
 
 std::unique_ptr<WebhookReader> cluster_reader(kube::Client& client, kube::CancelToken cancel) {
@@ -421,21 +444,7 @@ Response AdmissionWebhooks::validate_train_job(const Request& request) const {
       default_namespace(*old, review);
       old_job = std::move(*old);
     }
-    if (!options_.reader) {
-      return errored(review.api_version, review.uid,
-                     ReviewError{500, "the TrainJob webhook has no cluster reader"});
-    }
-    auto reader = options_.reader();
-    RuntimeScope runtime;
-    if (auto loaded = load_runtime(*reader, *job, runtime); !loaded) {
-      return errored(review.api_version, review.uid, loaded.error());
-    }
-    const RenderContext ctx = admission_context(options_, *reader);
-    const Framework* framework = options_.framework.get();
-    auto admitted =
-        old_job ? admit_update(*old_job, *job, runtime.scope, ctx, framework, MissingRuntime::kFail)
-                : admit_object(*job, runtime.scope, ctx, framework, MissingRuntime::kFail);
-    return answer(review, kTrainJobKind, std::move(admitted), *reader);
+    return admit_job(options_, review, kTrainJobKind, *job, old_job, *job);
   });
 }
 
@@ -453,25 +462,11 @@ Response AdmissionWebhooks::validate_optimization_job(const Request& request) co
       default_namespace(*old, review);
       old_job = std::move(*old);
     }
-    if (!options_.reader) {
-      return errored(review.api_version, review.uid,
-                     ReviewError{500, "the OptimizationJob webhook has no cluster reader"});
-    }
-    auto reader = options_.reader();
     // The template's runtime, looked up as a trial TrainJob's in the OptimizationJob's namespace.
     TrainJob trial;
     trial.metadata.namespace_ = job->metadata.namespace_;
     trial.spec = job->spec.train_job_template.spec;
-    RuntimeScope runtime;
-    if (auto loaded = load_runtime(*reader, trial, runtime); !loaded) {
-      return errored(review.api_version, review.uid, loaded.error());
-    }
-    const RenderContext ctx = admission_context(options_, *reader);
-    const Framework* framework = options_.framework.get();
-    auto admitted =
-        old_job ? admit_update(*old_job, *job, runtime.scope, ctx, framework, MissingRuntime::kFail)
-                : admit_object(*job, runtime.scope, ctx, framework, MissingRuntime::kFail);
-    return answer(review, kOptimizationJobKind, std::move(admitted), *reader);
+    return admit_job(options_, review, kOptimizationJobKind, *job, old_job, trial);
   });
 }
 
