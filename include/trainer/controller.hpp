@@ -169,7 +169,9 @@ struct ControllerOptions {
   std::function<void(const ReconcileResult&, const Error*)> on_reconcile;
   /// Graceful shutdown: in-flight reconciles get this long after `stop()`.
   std::chrono::milliseconds shutdown_timeout{std::chrono::seconds(30)};
-  /// Webhooks, progress server and their certificates.
+  /// Webhooks, progress server and their certificates. Also the names the TrainJobStatus plugin
+  /// renders: the controller sets `reconciler.config` (operator namespace, service, Secret,
+  /// status server port; a port of 0 leaves it unset) from these.
   ServingOptions serving;
   /// Called when an HTTPS endpoint of `serving` listens: its name (`webhooks`) and the bound
   /// port (the chosen one when the options asked for 0), from the thread of `run()`.

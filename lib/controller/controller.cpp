@@ -367,8 +367,27 @@ struct Controller::Impl {
   }
 };
 
+namespace {
+
+// The serving options are the one source of the names the TrainJobStatus plugin renders into the
+// pods (the server's URL, the Secret whose CA they trust): the Secret the certificate manager
+// keeps is the one the plugin reads.
+ControllerOptions with_operator_config(ControllerOptions options) {
+  auto& config = options.reconciler.config;
+  config.operator_namespace = operator_namespace(options.serving);
+  config.webhook_service_name = options.serving.webhook_service_name;
+  config.webhook_secret_name = options.serving.webhook_secret_name;
+  config.status_server_port = std::nullopt;
+  if (options.serving.status_server_port > 0) {
+    config.status_server_port = options.serving.status_server_port;
+  }
+  return options;
+}
+
+}  // namespace
+
 Controller::Controller(kube::Client& client, ControllerOptions options)
-    : impl_(std::make_unique<Impl>(client, std::move(options))) {}
+    : impl_(std::make_unique<Impl>(client, with_operator_config(std::move(options)))) {}
 
 Controller::~Controller() = default;
 

@@ -166,6 +166,14 @@ case $case in
     sans=$(sed -n 's/.*"tls.crt":"\([^"]*\)".*/\1/p' <<<"$secret" | base64 -d | openssl x509 -noout -ext subjectAltName 2>&1)
     has certs-dns "$sans" "DNS:kubeflow-trainer-controller-manager.$ns.svc"
     has certs-ip "$sans" 'IP Address:127.0.0.1'
+    # With the gate on, a TrainJob's reconcile reads the CA from that Secret (upstream fails
+    # every reconcile until its Secret exists): the pods get the CA through <job>-tls-config.
+    run 0 certs-apply -- apply -n "$ns" -f "$data/runtime.yaml" -f "$data/trainjob.yaml"
+    run 0 certs-reconcile -- controller -n "$ns" --once --feature-gates TrainJobStatus=true \
+      --operator-namespace "$ns" --webhook-secret-name test-cert &&
+      has certs-tls-config "$err" "$(line_re mnist)applied=[^ ]*configmap/mnist-tls-config"
+    ca=$(api GET "/api/v1/namespaces/$ns/configmaps/mnist-tls-config" | tr -d ' \n' | sed -n 's/.*"ca.crt":"\([^"]*\)".*/\1/p')
+    [[ -n $ca ]] || { echo "FAIL certs-ca: mnist-tls-config has no ca.crt"; failures=$((failures + 1)); }
     # A second start reuses it.
     run 0 certs-again -- controller -n "$ns" --once --feature-gates TrainJobStatus=true \
       --operator-namespace "$ns" --webhook-secret-name test-cert &&
