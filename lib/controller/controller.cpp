@@ -18,6 +18,7 @@
 #include "controller/metrics_text.hpp"
 #include "controller/optimization_reconciler.hpp"
 #include "controller/owner_key.hpp"
+#include "controller/status_server.hpp"
 #include "controller/watched_kinds.hpp"
 #include "controller/webhook_certs.hpp"
 #include "controller/work_queue.hpp"
@@ -79,10 +80,38 @@ struct Controller::Impl {
   // not, as upstream's manager does), on the certificates above.
   std::unique_ptr<AdmissionWebhooks> webhooks;
   std::unique_ptr<serving::HttpsServer> webhook_server;
+  std::unique_ptr<serving::HttpsServer> status_server;
   kube::CancelToken serving_token;
 
   // Starts the admission webhooks when `options.serving.webhook_port` asks for them.
+  // The TrainJobStatus progress endpoint, with the gate on, on every replica (upstream ignores
+  // leader election for it), with the webhooks' certificate.
+  Result<void> start_status_server() {
+    if (!options.reconciler.feature_gates.trainjob_status ||
+        options.serving.status_server_port <= 0) {
+      return {};
+    }
+    if (!certificates) return fail(ErrorCode::kInternal, "status server: no certificates");
+    serving::ServerOptions server;
+    server.name = "status server";
+    server.bind_address = options.serving.status_server_bind_address;
+    server.port = options.serving.status_server_port;
+    server.certificates = certificates->store();
+    server.routes = serving::progress_routes(
+        cluster_progress_backend(client, serving_token, std::chrono::seconds(10)));
+    server.fallback = serving::progress_not_found;
+    server.threads = 4;
+    auto started = serving::HttpsServer::start(std::move(server));
+    if (!started) {
+      return fail(started.error().code, "status server: " + started.error().message);
+    }
+    status_server = std::move(*started);
+    if (options.on_serving) options.on_serving("trainer status", status_server->port());
+    return {};
+  }
+
   Result<void> start_serving() {
+    if (auto status = start_status_server(); !status) return status;
     if (options.serving.webhook_port == 0) return {};
     // needs_certificates() holds: run() started them.
     if (!certificates) return fail(ErrorCode::kInternal, "webhook server: no certificates");
@@ -114,6 +143,8 @@ struct Controller::Impl {
     serving_token.cancel();
     if (webhook_server) webhook_server->stop();
     webhook_server.reset();
+    if (status_server) status_server->stop();
+    status_server.reset();
     webhooks.reset();
   }
 

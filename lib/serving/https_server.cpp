@@ -230,7 +230,6 @@ class SessionBase {
 struct HttpsServer::Impl {
   ServerOptions options;
   std::vector<CompiledRoute> routes;
-  std::size_t max_body_limit = 0;
   std::uint16_t port = 0;
 
   // Before io: handlers that io still holds when destroyed end sessions that touch these.
@@ -335,7 +334,10 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     first_ = false;
     parser_.emplace();
     parser_->header_limit(static_cast<std::uint32_t>(server_.options.header_limit));
-    parser_->body_limit(server_.max_body_limit);
+    // No body limit while the head is read: Beast would refuse a declared Content-Length over it
+    // as the head completes, before the route's own answer (a 413) can be sent. The route's
+    // limit is set before its body is read.
+    parser_->body_limit(boost::none);
     lowest().expires_after(server_.options.read_timeout);
     http::async_read_header(stream_, buffer_, *parser_,
                             [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
@@ -558,7 +560,6 @@ Result<std::unique_ptr<HttpsServer>> HttpsServer::start(ServerOptions options) {
   for (auto& route : options.routes) {
     auto compiled = compile_route(std::move(route), options.name);
     if (!compiled) return tl::unexpected(std::move(compiled.error()));
-    impl->max_body_limit = std::max(impl->max_body_limit, compiled->route.body_limit);
     impl->routes.push_back(std::move(*compiled));
   }
   options.routes.clear();

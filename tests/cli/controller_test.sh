@@ -182,6 +182,88 @@ case $case in
     run 1 certs-denied -- controller -n "$ns" --once --feature-gates TrainJobStatus=true \
       --operator-namespace "no-such-ns-$ns" && has certs-denied "$err" 'webhook certificates'
     ;;
+  progress)
+    # The TrainJobStatus progress endpoint: a pod of the TrainJob posts with the SDK's own
+    # update_trainjob_status(), holding a token the TokenRequest API bound to that pod.
+    run 0 progress-apply -- apply -n "$ns" -f "$data/runtime.yaml" -f "$data/trainjob.yaml"
+    sed 's/name: mnist$/name: other/' "$data/trainjob.yaml" >"$tmp/other.yaml"
+    run 0 progress-apply-other -- apply -n "$ns" -f "$tmp/other.yaml"
+    api POST "/api/v1/namespaces/$ns/serviceaccounts" '{"metadata":{"name":"trainer"}}' >/dev/null
+    pod() {  # pod NAME JOBSET: a Pod object of that JobSet (no kubelet runs it); prints its uid
+      api POST "/api/v1/namespaces/$ns/pods" "{\"metadata\":{\"name\":\"$1\",\"labels\":{\"jobset.sigs.k8s.io/jobset-name\":\"$2\"}},
+        \"spec\":{\"serviceAccountName\":\"trainer\",\"containers\":[{\"name\":\"node\",\"image\":\"x\"}]}}" |
+        tr -d ' \n' | sed -n 's/.*"uid":"\([^"]*\)".*/\1/p' | head -1
+    }
+    token() {  # token POD UID AUDIENCE-JOB: a token bound to that pod for that TrainJob's audience
+      api POST "/api/v1/namespaces/$ns/serviceaccounts/trainer/token" "{\"spec\":{\"audiences\":
+        [\"trainer.kubeflow.org/v1alpha1/namespaces/$ns/trainjobs/$3/status\"],\"expirationSeconds\":3600,
+        \"boundObjectRef\":{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"name\":\"$1\",\"uid\":\"$2\"}}}" |
+        tr -d ' \n' | sed -n 's/.*"token":"\([^"]*\)".*/\1/p'
+    }
+    uid=$(pod mnist-node-0-0-abcde mnist)
+    other_uid=$(pod other-node-0-0-abcde other)
+    good=$(token mnist-node-0-0-abcde "$uid" mnist)
+    foreign=$(token other-node-0-0-abcde "$other_uid" mnist)   # a pod outside the TrainJob
+    wrong_aud=$(token mnist-node-0-0-abcde "$uid" other)        # the audience of another TrainJob
+    [[ -n $good && -n $foreign && -n $wrong_aud ]] || { echo "FAIL progress-tokens: TokenRequest"; failures=$((failures + 1)); }
+    port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+    "$ctl" controller -n "$ns" --feature-gates TrainJobStatus=true --status-server-port "$port" \
+      --status-server-bind-address 127.0.0.1 --operator-namespace "$ns" --webhook-cert-hosts 127.0.0.1 \
+      >"$tmp/ctl.out" 2>"$tmp/ctl.err" &
+    pid=$! pids+=("$pid")
+    wait_for "$tmp/ctl.err" "serving trainer status on port $port"
+    api GET "/api/v1/namespaces/$ns/secrets/kubeflow-trainer-webhook-cert" | tr -d ' \n' |
+      sed -n 's/.*"ca.crt":"\([^"]*\)".*/\1/p' | base64 -d >"$tmp/ca.crt"
+    url=https://127.0.0.1:$port/apis/trainer.kubeflow.org/v1alpha1/namespaces/$ns/trainjobs/mnist/status
+    post() {  # post TOKEN BODY: prints the HTTP code
+      curl -s -o "$tmp/post.out" -w '%{http_code}' --max-time 20 --cacert "$tmp/ca.crt" -X POST \
+        -H "Authorization: Bearer $1" -H 'Content-Type: application/json' --data-binary "$2" "$url"
+    }
+    body='{"trainerStatus":{"progressPercentage":10,"lastUpdatedTime":"2026-11-28T10:00:00Z"}}'
+    [[ $(post "" "$body") == 403 ]] || { echo "FAIL progress-no-token: $(cat "$tmp/post.out")"; failures=$((failures + 1)); }
+    [[ $(post garbage "$body") == 403 ]] || { echo "FAIL progress-bad-token"; failures=$((failures + 1)); }
+    [[ $(post "$foreign" "$body") == 403 ]] || { echo "FAIL progress-foreign-pod: $(cat "$tmp/post.out")"; failures=$((failures + 1)); }
+    [[ $(post "$wrong_aud" "$body") == 403 ]] || { echo "FAIL progress-audience: $(cat "$tmp/post.out")"; failures=$((failures + 1)); }
+    [[ $(post "$good" '{"trainerStatus":') == 422 ]] || { echo "FAIL progress-malformed"; failures=$((failures + 1)); }
+    has progress-422-body "$(cat "$tmp/post.out")" '"message":"Invalid payload","reason":"Invalid","code":422'
+    # A declared body over 64 KiB is answered 413 before it is read (the client sends the head).
+    big=$(python3 - "$port" "$tmp/ca.crt" "$ns" "$good" <<'PY'
+import socket, ssl, sys
+port, ca, ns, token = sys.argv[1:]
+ctx = ssl.create_default_context(cafile=ca)
+with socket.create_connection(("127.0.0.1", int(port)), timeout=20) as raw:
+    with ctx.wrap_socket(raw, server_hostname="127.0.0.1") as tls:
+        tls.sendall((f"POST /apis/trainer.kubeflow.org/v1alpha1/namespaces/{ns}/trainjobs/mnist/status HTTP/1.1\r\n"
+                     f"Host: 127.0.0.1\r\nAuthorization: Bearer {token}\r\n"
+                     "Content-Type: application/json\r\nContent-Length: 70000\r\n\r\n").encode())
+        print(tls.recv(65536).decode(errors="replace"))
+PY
+)
+    has progress-oversized "$big" '^HTTP/1.1 413'
+    has progress-oversized-body "$big" '"message":"Payload too large","reason":"RequestEntityTooLarge","code":413'
+    # Another path of the server: upstream's 404.
+    code=$(curl -s -o "$tmp/post.out" -w '%{http_code}' --max-time 20 --cacert "$tmp/ca.crt" -X POST "https://127.0.0.1:$port/healthz")
+    [[ $code == 404 ]] || { echo "FAIL progress-404: $code"; failures=$((failures + 1)); }
+    [[ $(post "$good" '{"trainerStatus":{"progressPercentage":150,"lastUpdatedTime":"2026-11-28T10:00:00Z"}}') == 422 ]] ||
+      { echo "FAIL progress-bounds: $(cat "$tmp/post.out")"; failures=$((failures + 1)); }
+    # The SDK's own client, in a process given the pod's env.
+    if [[ -n ${TRAINER_SDK_PYTHON:-} ]]; then
+      printf '%s' "$good" >"$tmp/token"
+      sent=$(KUBEFLOW_TRAINER_SERVER_URL=$url KUBEFLOW_TRAINER_SERVER_CA_CERT=$tmp/ca.crt \
+        KUBEFLOW_TRAINER_SERVER_TOKEN=$tmp/token "$TRAINER_SDK_PYTHON" -c '
+from kubeflow.trainer import update_trainjob_status
+print(update_trainjob_status(progress_percent=42, estimated_remaining_seconds=120, metrics={"loss": 0.123}))')
+      [[ $sent == True ]] || { echo "FAIL progress-sdk: update_trainjob_status returned $sent"; failures=$((failures + 1)); }
+      job=$(api GET "/apis/trainer.kubeflow.org/v1alpha1/namespaces/$ns/trainjobs/mnist" | tr -d ' \n')
+      has progress-percent "$job" '"trainerStatus":\{.*"progressPercentage":42'
+      has progress-eta "$job" '"estimatedRemainingSeconds":120'
+      has progress-metric "$job" '"metrics":\[\{"name":"loss","value":"0.123"\}\]'
+      has progress-manager "$job" '"fieldsV1":\{"f:status":\{"f:trainerStatus":[^]]*"manager":"trainer-status","operation":"Apply","subresource":"status"'
+    else
+      echo "note: TRAINER_SDK_PYTHON is not set: the SDK's update_trainjob_status() did not run"
+    fi
+    stop_within "$pid" 30
+    ;;
   once)
     run 0 apply -- apply -n "$ns" -f "$data/runtime.yaml" -f "$data/trainjob.yaml"
     run 0 once -- controller -n "$ns" --once && {

@@ -125,6 +125,23 @@ std::optional<std::string> webhook_flags(const Parsed& args, ctl::ServingOptions
   return std::nullopt;
 }
 
+// --status-server-port and --status-server-bind-address: the TrainJobStatus progress endpoint,
+// served while the TrainJobStatus gate is on (0: not served; the pods' URL then has no port).
+std::optional<std::string> status_server_flags(const Parsed& args, ctl::ServingOptions& serving) {
+  const std::string port = args.value("status-server-port");
+  char* end = nullptr;
+  const long value = std::strtol(port.c_str(), &end, 10);
+  if (port.empty() || end == nullptr || *end != '\0' || value < 0 || value > 65535) {
+    return "invalid --status-server-port \"" + port + "\": a port from 0 (off) to 65535";
+  }
+  serving.status_server_port = static_cast<int>(value);
+  serving.status_server_bind_address = args.value("status-server-bind-address");
+  if (serving.status_server_bind_address.empty()) {
+    return "--status-server-bind-address must not be empty";
+  }
+  return std::nullopt;
+}
+
 // --webhook-cert-dir, --webhook-service-name, --webhook-secret-name, --operator-namespace,
 // --webhook-cert-hosts: the certificates of the webhook and status servers (h20-tls).
 // An error message (usage) when a value is unusable.
@@ -190,6 +207,7 @@ int run_controller(const Parsed& args) {
     }
   }
   if (auto bad = webhook_flags(args, options.serving)) return usage_error(*bad);
+  if (auto bad = status_server_flags(args, options.serving)) return usage_error(*bad);
   options.on_serving = [](std::string_view endpoint, int port) {
     std::fprintf(stderr, "%s serving %.*s on port %d\n", log_time().c_str(),
                  static_cast<int>(endpoint.size()), endpoint.data(), port);
@@ -302,6 +320,19 @@ std::vector<Flag> controller_flags() {
         '\0',
         "ADDRESS",
         "address the webhook server listens on",
+        {},
+        "0.0.0.0"},
+       {"status-server-port",
+        '\0',
+        "PORT",
+        "with TrainJobStatus=true, serve the training progress endpoint over HTTPS on this port "
+        "(0: off)",
+        {},
+        "10443"},
+       {"status-server-bind-address",
+        '\0',
+        "ADDRESS",
+        "address the progress endpoint listens on",
         {},
         "0.0.0.0"},
        {"webhook-cert-dir", '\0', "DIR",
