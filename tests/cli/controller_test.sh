@@ -68,8 +68,8 @@ if [[ $case == flags ]]; then
   run 2 unknown-flag -- controller --onse && has unknown-flag "$err" 'once'
   run 2 positional -- controller extra
   run 0 help -- controller --help && has help "$out" 'usage: trainerctl controller' &&
-    has help-qps "$out" 'kube-api-qps QPS +requests per second to the API server \(0: no limit\) \(default:' &&
-    has help-burst "$out" 'kube-api-burst N .*\(default: 100\)'
+    has help-qps "$out" 'kube-api-qps QPS +requests per second to the API server \(0: no limit\)' &&
+    has help-burst "$out" 'kube-api-burst N +requests allowed at once above --kube-api-qps'
   # A configuration that cannot be loaded: exit 1, kubectl's text.
   run 1 no-kubeconfig -- controller --kubeconfig /nonexistent/kubeconfig --once
   finish
