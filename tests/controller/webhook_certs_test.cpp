@@ -72,12 +72,19 @@ boost::json::object secret_with(const std::string& ns, const std::string& name,
             {"tls.key", base64_encode(set.serving.key_pem)}}}};
 }
 
-boost::json::object webhook_configuration(const char* kind, const std::string& name, int webhooks) {
+// The configurations are cluster-wide on the shared API server: each webhook only selects the
+// test's own namespace (which holds no TrainJob) and is ignored when unreachable, so TrainJobs
+// that other tests create meanwhile are never sent to its unserved URL.
+boost::json::object webhook_configuration(const char* kind, const std::string& name,
+                                          const std::string& ns, int webhooks) {
   boost::json::array list;
   for (int i = 0; i < webhooks; ++i) {
     list.push_back(boost::json::parse(
         R"({"name":"w)" + std::to_string(i) +
         R"(.trainer.kubeflow.org","clientConfig":{"url":"https://127.0.0.1:9443/validate"},)"
+        R"("namespaceSelector":{"matchLabels":{"kubernetes.io/metadata.name":")" +
+        ns +
+        R"("}},"failurePolicy":"Ignore",)"
         R"("admissionReviewVersions":["v1"],"sideEffects":"None",)"
         R"("rules":[{"apiGroups":["trainer.kubeflow.org"],"apiVersions":["v1alpha1"],)"
         R"("operations":["CREATE"],"resources":["trainjobs"]}]})"));
@@ -202,9 +209,10 @@ TEST_CASE("WebhookCertificates writes the CA into caBundle of both webhook confi
       need(f.client, "admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration");
   auto mutating = need(f.client, "admissionregistration.k8s.io/v1", "MutatingWebhookConfiguration");
   const auto options = f.options();
-  REQUIRE(f.client.create(validating, "",
-                          webhook_configuration("ValidatingWebhookConfiguration",
-                                                options.validating_webhook_configuration_name, 2)));
+  REQUIRE(f.client.create(
+      validating, "",
+      webhook_configuration("ValidatingWebhookConfiguration",
+                            options.validating_webhook_configuration_name, f.ns, 2)));
   // The mutating one is missing at start: no error, and it is patched once it exists.
   auto started = WebhookCertificates::start(f.client, f.serving_options(), options);
   REQUIRE(started);
@@ -219,9 +227,10 @@ TEST_CASE("WebhookCertificates writes the CA into caBundle of both webhook confi
     }
   };
   check_bundles(validating, options.validating_webhook_configuration_name, 2);
-  REQUIRE(f.client.create(mutating, "",
-                          webhook_configuration("MutatingWebhookConfiguration",
-                                                options.mutating_webhook_configuration_name, 1)));
+  REQUIRE(
+      f.client.create(mutating, "",
+                      webhook_configuration("MutatingWebhookConfiguration",
+                                            options.mutating_webhook_configuration_name, f.ns, 1)));
   REQUIRE((*started)->refresh());
   check_bundles(mutating, options.mutating_webhook_configuration_name, 1);
   // Current bundles are left alone: a refresh writes nothing.
@@ -306,9 +315,10 @@ TEST_CASE(
   REQUIRE(started);
   const auto bundle = trainer::detail::base64_encode(set_of(f.secret()).ca.cert_pem);
   // Created after start: the next periodic check writes the bundle, no refresh() called.
-  REQUIRE(f.client.create(mutating, "",
-                          webhook_configuration("MutatingWebhookConfiguration",
-                                                options.mutating_webhook_configuration_name, 1)));
+  REQUIRE(
+      f.client.create(mutating, "",
+                      webhook_configuration("MutatingWebhookConfiguration",
+                                            options.mutating_webhook_configuration_name, f.ns, 1)));
   bool patched = false;
   for (int i = 0; i < 100 && !patched; ++i) {
     std::this_thread::sleep_for(100ms);
