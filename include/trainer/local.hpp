@@ -26,6 +26,8 @@
 
 namespace trainer::local {
 
+class ProgressServer;  // trainer/local_progress.hpp
+
 /// How pods are isolated from each other.
 enum class Isolation {
   /// Namespaces when this process may create them (CAP_SYS_ADMIN), else the host fallback with
@@ -92,8 +94,14 @@ struct ExecutorOptions {
   /// thread or the supervisor thread, never concurrently with itself.
   std::function<void(std::string_view)> on_warning;
   /// Called from the supervisor thread after every status change with `Executor::status()`'s
-  /// value; never concurrently with itself.
+  /// value (a progress post included); never concurrently with itself.
   std::function<void(const boost::json::value&)> on_status;
+  /// The TrainJobStatus progress server (trainer/local_progress.hpp) whose `configure` the
+  /// objects were rendered with; runs may share one. It issues the pods' projected tokens (one
+  /// per pod attempt, ended with it), resolves its service name to 127.0.0.1 in every pod, and
+  /// the TrainJob's posts become `status()`'s `trainerStatus`. Null: a projected
+  /// `serviceAccountToken` is refused (`kUnsupported`, its field path).
+  std::shared_ptr<ProgressServer> progress_server;
 };
 
 /// A running TrainJob. Created by `start`; every member function is thread-safe. Destroying an
@@ -118,7 +126,8 @@ class Executor {
 
   /// A snapshot of the run: the document `state.json` holds (see docs/local.md): TrainJob name,
   /// `phase`, `conditions` (TrainJob conditions: type, status, reason, message,
-  /// lastTransitionTime), `jobsStatus`, `restarts`, counts, every pod with its hostname,
+  /// lastTransitionTime), `jobsStatus`, `trainerStatus` (the latest progress post, when one
+  /// came), `restarts`, counts, every pod with its hostname,
   /// address, pid, phase, exit code, termination `reason` (`Completed`, `Error`, `StartError`)
   /// and `message`, and log file, and `executor` (the process running the run: pid, start time,
   /// boot id, PID namespace; see `read_status`).
@@ -166,5 +175,9 @@ class Executor {
 /// One line of status for terminals: `pods: 1 pending, 2 running, 0 succeeded, 0 failed;
 /// restarts: 0; 12s`, computed from a `status()` document.
 [[nodiscard]] std::string summary_line(const boost::json::value& status);
+
+/// The latest progress post of a `status()` document for terminals: `progress: 40%, 1m30s left,
+/// loss=0.25 accuracy=0.9` (the parts the post had); empty when none came.
+[[nodiscard]] std::string progress_line(const boost::json::value& status);
 
 }  // namespace trainer::local

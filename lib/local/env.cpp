@@ -232,12 +232,14 @@ Result<EnvList> resolve_env(const Plan& plan, const PodPlan& pod, const PodIdent
   return list;
 }
 
-std::string rewrite_hostnames(std::string text, const Plan& plan, std::string_view replacement) {
+std::string rewrite_hostnames(std::string text, const Plan& plan, std::string_view replacement,
+                              const std::vector<std::string>& others) {
   std::vector<const std::string*> names;
   for (const auto& pod : plan.pods) {
     names.push_back(&pod.fqdn);
     names.push_back(&pod.hostname);
   }
+  for (const auto& name : others) names.push_back(&name);
   // Longest first, so `job-node-0-1` never eats the front of `job-node-0-10`.
   std::stable_sort(names.begin(), names.end(), [](const std::string* a, const std::string* b) {
     return a->size() > b->size();

@@ -36,9 +36,10 @@ using EnvList = std::vector<std::pair<std::string, std::string>>;
 [[nodiscard]] std::string expand(std::string_view text,
                                  const std::map<std::string, std::string>& vars);
 
-/// Replaces every pod FQDN and hostname of `plan` in `text` with `replacement` (the host
-/// fallback, where pod names do not resolve).
+/// Replaces every pod FQDN and hostname of `plan`, and every name of `others`, in `text` with
+/// `replacement` (the host fallback, where pod names do not resolve).
 [[nodiscard]] std::string rewrite_hostnames(std::string text, const Plan& plan,
-                                            std::string_view replacement);
+                                            std::string_view replacement,
+                                            const std::vector<std::string>& others = {});
 
 }  // namespace trainer::local::detail

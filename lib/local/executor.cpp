@@ -13,6 +13,7 @@
 #include "local/liveness.hpp"
 #include "local/plan.hpp"
 #include "local/pod_launch.hpp"
+#include "local/progress_registry.hpp"
 #include "local/run_folder.hpp"
 
 #include <boost/json.hpp>
@@ -69,6 +70,7 @@ class Executor::Impl {
         lifecycle_(std::move(plan), Clock::now()) {}
 
   ~Impl() {
+    detach_progress();
     for (auto& [i, p] : procs_) close_proc(p);
     if (wake_fd_ >= 0) close(wake_fd_);
     if (run_log_fd_ >= 0) close(run_log_fd_);
@@ -80,8 +82,32 @@ class Executor::Impl {
     const auto path = combined_log_path(config_.run_dir);
     run_log_fd_ = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (run_log_fd_ < 0) return fail(ErrorCode::kIo, path + ": " + std::strerror(errno));
+    if (config_.progress) {
+      const auto& plan = lifecycle_.plan();
+      auto attached = config_.progress->impl().attach(
+          plan.namespace_, plan.train_job, [this](const json::object& trainer_status) {
+            {
+              std::lock_guard<std::mutex> lock(mu_);
+              trainer_status_ = trainer_status;
+            }
+            progress_pending_.store(true);
+            const std::uint64_t one = 1;
+            (void)!write(wake_fd_, &one, sizeof one);
+          });
+      if (!attached) return tl::unexpected(std::move(attached.error()));
+      attached_ = true;
+    }
     publish();
     return {};
+  }
+
+  // Posts that come after the run ended are answered 404, as for a deleted TrainJob.
+  void detach_progress() {
+    if (!attached_) return;
+    const auto& plan = lifecycle_.plan();
+    config_.progress->impl().detach(plan.namespace_, plan.train_job);
+    config_.progress->impl().revoke(config_.run_dir);
+    attached_ = false;
   }
 
   // Threads count as processes (RLIMIT_NPROC, a cgroup's pids.max): a process out of them gets
@@ -142,6 +168,7 @@ class Executor::Impl {
     o["runDir"] = config_.run_dir;
     o["isolation"] = config_.namespaces ? "namespaces" : "host";
     o["finished"] = done_;
+    if (!trainer_status_.empty()) o["trainerStatus"] = trainer_status_;
     // Who runs the run: a reader of state.json tells a dead executor from a live one by this.
     o["executor"] = identity_;
     return s;
@@ -374,6 +401,7 @@ class Executor::Impl {
         if (f == 0) {
           std::uint64_t v = 0;
           (void)!read(wake_fd_, &v, sizeof v);
+          if (progress_pending_.exchange(false)) changed = true;
           continue;
         }
         const auto [i, kind] = owners[f];
@@ -407,6 +435,10 @@ class Executor::Impl {
             if (p.ready_fd >= 0) {
               close(p.ready_fd);
               p.ready_fd = -1;
+            }
+            // The attempt's tokens end with it, as a bound token with its pod.
+            if (config_.progress) {
+              config_.progress->impl().revoke(config_.run_dir, lifecycle_.pod(i).name);
             }
             lifecycle_.pod_exited(i, code, now);
             changed = true;
@@ -454,6 +486,7 @@ class Executor::Impl {
     }
     run_log_.finish();
     flush_run_log();
+    detach_progress();
     {
       std::lock_guard<std::mutex> lock(mu_);
       done_ = true;
@@ -470,6 +503,9 @@ class Executor::Impl {
   std::map<std::size_t, Proc> procs_;  // supervisor thread only
   bool done_ = false;
   std::atomic<bool> cancel_requested_{false};
+  json::object trainer_status_;  // the latest progress post (under mu_)
+  std::atomic<bool> progress_pending_{false};
+  bool attached_ = false;  // to config_.progress, for this run's TrainJob
   struct Outgoing {
     std::optional<LogLine> line;  ///< a pod's line, or else
     std::string warning;          ///< a warning

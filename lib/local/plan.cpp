@@ -178,10 +178,13 @@ struct Reader {
         vol.kind = Volume::Kind::kFiles;
         vol.secret = true;
         read_files(*sec, "secretName", true, vpath + ".secret", vol);
+      } else if (const auto* projected = find_object(*v, "projected")) {
+        vol.kind = Volume::Kind::kFiles;
+        read_projected(*projected, vpath + ".projected", vol);
       } else {
         errors.push_back(field_not_supported(
             vpath, json::value(vol.name),
-            {"emptyDir", "persistentVolumeClaim", "hostPath", "configMap", "secret"}));
+            {"emptyDir", "persistentVolumeClaim", "hostPath", "configMap", "secret", "projected"}));
         continue;
       }
       out.push_back(std::move(vol));
@@ -189,9 +192,56 @@ struct Reader {
     return out;
   }
 
-  // ConfigMap/Secret volume: every key (or the listed items) as a file with its mode.
+  // A projected volume (validateProjectedVolumeSource): ConfigMap and Secret projections as
+  // those volumes, and service account tokens, which the run's progress server issues per pod
+  // attempt (the TrainJobStatus plugin's `kubeflow-trainer-token`).
+  void read_projected(const json::object& projected, const std::string& path, Volume& vol) {
+    const auto default_mode_value = int_at(projected, "defaultMode");
+    if (default_mode_value) add(validate_file_mode(path + ".defaultMode", *default_mode_value));
+    const unsigned default_mode = static_cast<unsigned>(default_mode_value.value_or(0644)) & 0777U;
+    const auto* sources = find_array(projected, "sources");
+    if (sources == nullptr) return;
+    for (std::size_t i = 0; i < sources->size(); ++i) {
+      const std::string spath = path + ".sources[" + std::to_string(i) + "]";
+      const auto* source = (*sources)[i].if_object();
+      if (source == nullptr) {
+        invalid(spath, (*sources)[i], "must be an object");
+        continue;
+      }
+      if (const auto* cm = find_object(*source, "configMap")) {
+        read_files(*cm, "name", false, spath + ".configMap", vol, default_mode);
+      } else if (const auto* sec = find_object(*source, "secret")) {
+        vol.secret = true;
+        read_files(*sec, "name", true, spath + ".secret", vol, default_mode);
+      } else if (const auto* token = find_object(*source, "serviceAccountToken")) {
+        const std::string tpath = spath + ".serviceAccountToken";
+        TokenFile file{string_at(*token, "path"), string_at(*token, "audience"), 3600,
+                       default_mode, tpath};
+        if (file.path.empty()) required(tpath + ".path", "");
+        add(validate_local_non_reserved_path(tpath + ".path", file.path));
+        if (const auto seconds = int_at(*token, "expirationSeconds")) {
+          file.expiration_seconds = *seconds;
+          if (*seconds < 600) {
+            invalid(tpath + ".expirationSeconds", json::value(*seconds),
+                    "may not specify a duration less than 10 minutes");
+          } else if (*seconds > (std::int64_t{1} << 32)) {
+            invalid(tpath + ".expirationSeconds", json::value(*seconds),
+                    "may not specify a duration larger than 2^32 seconds");
+          }
+        }
+        vol.tokens.push_back(std::move(file));
+        vol.secret = true;  // a credential: owner-only on the host, as Secret files
+      } else {
+        errors.push_back(field_not_supported(spath, json::value(vol.name),
+                                             {"configMap", "secret", "serviceAccountToken"}));
+      }
+    }
+  }
+
+  // ConfigMap/Secret volume: every key (or the listed items) as a file with its mode
+  // (`inherited_mode`: a projected volume's defaultMode, for its sources).
   void read_files(const json::object& src, std::string_view name_key, bool secret,
-                  const std::string& path, Volume& vol) {
+                  const std::string& path, Volume& vol, unsigned inherited_mode = 0644) {
     const std::string name = string_at(src, name_key);
     if (name.empty()) required(path + "." + std::string(name_key), "");
     // validateConfigMapVolumeSource / validateSecretVolumeSource: modes, then every item's key,
@@ -226,7 +276,8 @@ struct Reader {
       }
       return;
     }
-    const unsigned default_mode = static_cast<unsigned>(default_mode_value.value_or(0644)) & 0777U;
+    const unsigned default_mode =
+        default_mode_value ? static_cast<unsigned>(*default_mode_value) & 0777U : inherited_mode;
     if (items != nullptr) {
       for (std::size_t i = 0; i < items->size(); ++i) {
         const auto* item = (*items)[i].if_object();

@@ -28,6 +28,16 @@ struct VolumeFile {
   unsigned mode = 0644;
 };
 
+/// A projected service account token (`projected.sources[].serviceAccountToken`): issued per pod
+/// attempt by the run's progress server, written at `path`.
+struct TokenFile {
+  std::string path;  ///< relative to the volume root
+  std::string audience;
+  std::int64_t expiration_seconds = 3600;
+  unsigned mode = 0644;
+  std::string field;  ///< its field path, for errors
+};
+
 /// A pod volume as the executor provides it.
 struct Volume {
   enum class Kind { kEmptyDir, kClaim, kFiles, kHostPath };
@@ -35,6 +45,7 @@ struct Volume {
   std::string name;
   std::string claim;              ///< kClaim: the claim (one folder per claim per run)
   std::vector<VolumeFile> files;  ///< kFiles
+  std::vector<TokenFile> tokens;  ///< kFiles of a projected volume
   bool secret = false;            ///< kFiles from a Secret: written owner-only on the host
   std::string host_path;          ///< kHostPath
 };

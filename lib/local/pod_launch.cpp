@@ -3,6 +3,7 @@
 
 #include "local/run_folder.hpp"
 #include "local/security.hpp"
+#include "local/progress_registry.hpp"
 #include "local/volumes.hpp"
 #include "trainer/collectives.hpp"
 
@@ -120,8 +121,15 @@ Result<std::string> find_helper(const ExecutorOptions& options) {
                                         "); set ExecutorOptions::pod_helper or TRAINER_POD_HELPER");
 }
 
-std::string hosts_file(const Plan& plan) {
+std::string hosts_file(const Plan& plan, const std::vector<std::string>& loopback_names) {
   std::string out = "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n";
+  if (!loopback_names.empty()) {
+    out += "127.0.0.1\t";
+    for (std::size_t i = 0; i < loopback_names.size(); ++i) {
+      out += (i == 0 ? "" : " ") + loopback_names[i];
+    }
+    out += "\n";
+  }
   for (const auto& pod : plan.pods) {
     out += pod.address + "\t" + pod.fqdn + "." + plan.namespace_ + ".svc.cluster.local " +
            pod.fqdn + " " + pod.hostname + "\n";
@@ -150,16 +158,38 @@ Result<EnvList> pod_env(const Plan& plan, const PodPlan& pod, const std::string&
     env->emplace_back("OMPI_MCA_plm_rsh_agent", rsh_agent(config));
   }
   if (!config.namespaces) {
-    for (auto& kv : *env) kv.second = rewrite_hostnames(kv.second, plan, "127.0.0.1");
+    for (auto& kv : *env) {
+      kv.second = rewrite_hostnames(kv.second, plan, "127.0.0.1", config.loopback_names);
+    }
   }
   return env;
+}
+
+// Without namespaces nothing is mounted at a mountPath: env values that name a file below a
+// projected token volume's mountPath (KUBEFLOW_TRAINER_SERVER_TOKEN and _CA_CERT) name it in the
+// volume's folder of the attempt instead, so the program finds its token and CA.
+void point_env_at_token_volumes(const PodPlan& pod, const std::string& volumes_dir, EnvList& env) {
+  for (const auto& mount : pod.container.mounts) {
+    const auto volume = std::find_if(pod.volumes.begin(), pod.volumes.end(),
+                                     [&](const Volume& v) { return v.name == mount.volume; });
+    if (volume == pod.volumes.end() || volume->tokens.empty() || !mount.sub_path.empty() ||
+        !mount.sub_path_expr.empty()) {
+      continue;
+    }
+    const std::string prefix = mount.mount_path + (mount.mount_path.back() == '/' ? "" : "/");
+    for (auto& kv : env) {
+      if (kv.second.rfind(prefix, 0) != 0) continue;
+      kv.second = volumes_dir + "/" + volume->name + "/" + kv.second.substr(prefix.size());
+    }
+  }
 }
 
 // Creates (or adopts) the run folder and its fixed content: 0700 when the plan holds Secrets
 // (their values land in pod specs and volumes), logs/, pods/, claims/, sockets/ (0700) and the
 // hosts file, all below a descriptor of the folder without following links. Sets `real` to its
 // canonical path.
-Result<void> make_run_folder(const Plan& plan, const std::string& path, std::string& real) {
+Result<void> make_run_folder(const Plan& plan, const LaunchConfig& config,
+                             const std::string& path, std::string& real) {
   const bool secrets = !plan.secrets.empty();
   auto run = open_root(path, secrets ? 0700 : 0755);
   if (!run) return tl::unexpected(std::move(run.error()));
@@ -185,7 +215,8 @@ Result<void> make_run_folder(const Plan& plan, const std::string& path, std::str
   if (fchmod(sockets->get(), 0700) != 0) {
     return fail(ErrorCode::kIo, "making " + real + "/sockets private: " + std::strerror(errno));
   }
-  return write_file_below(run->get(), "hosts", hosts_file(plan), 0644, real);
+  return write_file_below(run->get(), "hosts", hosts_file(plan, config.loopback_names), 0644,
+                          real);
 }
 
 }  // namespace
@@ -228,6 +259,23 @@ Result<LaunchConfig> prepare_run(const Plan& plan, const ExecutorOptions& option
   char host[256] = {};
   gethostname(host, sizeof host - 1);
   config.node_name = host;
+  // Projected tokens exist only where a progress server issues them.
+  config.progress = options.progress_server;
+  if (config.progress) {
+    const std::string service = config.progress->service_host();
+    config.loopback_names = {service + ".cluster.local", service};
+  } else {
+    for (const auto& pod : plan.pods) {
+      for (const auto& volume : pod.volumes) {
+        if (volume.tokens.empty()) continue;
+        return fail(ErrorCode::kUnsupported,
+                    volume.tokens.front().field +
+                        ": a local run issues service account tokens only for its TrainJobStatus "
+                        "progress server (trainerctl run --feature-gates TrainJobStatus=true; "
+                        "ExecutorOptions::progress_server)");
+      }
+    }
+  }
   // A pod asking for a user this executor cannot give is refused now (docs/local.md, "Users").
   if (auto users = check_pod_users(plan, current_identity()); !users) {
     return tl::unexpected(std::move(users.error()));
@@ -237,7 +285,7 @@ Result<LaunchConfig> prepare_run(const Plan& plan, const ExecutorOptions& option
     auto env = pod_env(plan, pod, pod.hostname + "-0", config);
     if (!env) return tl::unexpected(std::move(env.error()));
   }
-  if (auto made = make_run_folder(plan, options.run_dir, config.run_dir); !made) {
+  if (auto made = make_run_folder(plan, config, options.run_dir, config.run_dir); !made) {
     return tl::unexpected(std::move(made.error()));
   }
   if (config.namespaces && (has_space(config.helper) || has_space(config.run_dir))) {
@@ -261,15 +309,25 @@ Result<Launched> launch_pod(const Plan& plan, std::size_t index, const std::stri
 
   auto env = pod_env(plan, pod, name, config);
   if (!env) return tl::unexpected(std::move(env.error()));
+  if (!config.namespaces) point_env_at_token_volumes(pod, dir + "/volumes", *env);
   std::map<std::string, std::string> vars(env->begin(), env->end());
+  TokenIssuer issue_token;
+  if (config.progress) {
+    issue_token = [&config, &name](const TokenFile& token) {
+      return config.progress->impl().issue_token(token.audience, config.run_dir, name,
+                                                 std::chrono::seconds(token.expiration_seconds));
+    };
+  }
   auto mounts = prepare_volumes(pod, PodFolder{config.run_dir, run_fd, name, pod_dir->get()},
-                                config.namespaces, vars);
+                                config.namespaces, vars, issue_token);
   if (!mounts) return tl::unexpected(std::move(mounts.error()));
 
   json::array argv;
   for (const auto& a : pod.container.command) {
     auto arg = expand(a, vars);
-    if (!config.namespaces) arg = rewrite_hostnames(std::move(arg), plan, "127.0.0.1");
+    if (!config.namespaces) {
+      arg = rewrite_hostnames(std::move(arg), plan, "127.0.0.1", config.loopback_names);
+    }
     argv.emplace_back(arg);
   }
   json::array env_json;

@@ -8,7 +8,9 @@
 #include "local/plan.hpp"
 
 #include "trainer/local.hpp"
+#include "trainer/local_progress.hpp"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -22,6 +24,10 @@ struct LaunchConfig {
   EnvList host_env;
   std::string node_name;
   std::vector<std::string> warnings;
+  /// The TrainJobStatus progress server of the run (ExecutorOptions::progress_server), or null.
+  std::shared_ptr<ProgressServer> progress;
+  /// Names every pod resolves to 127.0.0.1: the progress server's service names.
+  std::vector<std::string> loopback_names;
 };
 
 /// Chooses the isolation, finds the helper, creates the run folder (refusing a used one),

@@ -290,4 +290,37 @@ std::string summary_line(const json::value& status) {
   return buf;
 }
 
+std::string progress_line(const json::value& status) {
+  const auto* o = status.if_object();
+  const auto* found = o != nullptr ? o->if_contains("trainerStatus") : nullptr;
+  const auto* trainer_status = found != nullptr ? found->if_object() : nullptr;
+  if (trainer_status == nullptr) return {};
+  std::string out = "progress:";
+  const auto add = [&out](const std::string& part) {
+    out += (out.back() == ':' ? " " : ", ") + part;
+  };
+  // The values as `trainerctl describe` shows a cluster TrainJob's: percent and seconds.
+  if (const auto* p = trainer_status->if_contains("progressPercentage"); p && p->is_int64()) {
+    add(std::to_string(p->get_int64()) + "%");
+  }
+  if (const auto* s = trainer_status->if_contains("estimatedRemainingSeconds");
+      s && s->is_int64()) {
+    add(std::to_string(s->get_int64()) + "s left");
+  }
+  std::string metrics;
+  if (const auto* m = trainer_status->if_contains("metrics"); m && m->is_array()) {
+    for (const auto& metric : m->get_array()) {
+      const auto* mo = metric.if_object();
+      const auto* name = mo != nullptr ? mo->if_contains("name") : nullptr;
+      const auto* value = mo != nullptr ? mo->if_contains("value") : nullptr;
+      if (name == nullptr || value == nullptr || !name->is_string() || !value->is_string()) continue;
+      metrics += (metrics.empty() ? "" : " ") + std::string(name->get_string()) + "=" +
+                 std::string(value->get_string());
+    }
+  }
+  if (!metrics.empty()) add(metrics);
+  if (out.back() == ':') add("reported");
+  return out;
+}
+
 }  // namespace trainer::local

@@ -75,7 +75,8 @@ unsigned host_file_mode(const Volume& volume, unsigned requested) {
 }
 
 Result<json::array> prepare_volumes(const PodPlan& pod, const PodFolder& folder, bool with_mounts,
-                                    const std::map<std::string, std::string>& vars) {
+                                    const std::map<std::string, std::string>& vars,
+                                    const TokenIssuer& issue_token) {
   auto volumes_fd =
       open_below(folder.pod_fd, "volumes", true, folder.run_dir + "/pods/" + folder.name);
   if (!volumes_fd) return tl::unexpected(std::move(volumes_fd.error()));
@@ -86,6 +87,16 @@ Result<json::array> prepare_volumes(const PodPlan& pod, const PodFolder& folder,
     for (const auto& f : v.files) {
       auto written = write_file_below(source->fd.get(), f.path, f.content,
                                       host_file_mode(v, f.mode), source->path);
+      if (!written) return tl::unexpected(std::move(written.error()));
+    }
+    for (const auto& t : v.tokens) {
+      if (!issue_token) {
+        return fail(ErrorCode::kUnsupported, t.field + ": no token issuer for this run");
+      }
+      auto token = issue_token(t);
+      if (!token) return tl::unexpected(std::move(token.error()));
+      auto written = write_file_below(source->fd.get(), t.path, *token, host_file_mode(v, t.mode),
+                                      source->path);
       if (!written) return tl::unexpected(std::move(written.error()));
     }
     sources.emplace(v.name, std::move(*source));

@@ -10,6 +10,7 @@
 
 #include <boost/json/array.hpp>
 
+#include <functional>
 #include <map>
 #include <string>
 
@@ -24,13 +25,16 @@ struct PodFolder {
   int pod_fd = -1;
 };
 
-/// Creates the volumes of `pod` (files of ConfigMap/Secret volumes written, Secret files
-/// owner-only) and, when `with_mounts`, returns the bind mounts for `trainer-pod init`
-/// (`{source, target, readOnly, file}`), `subPath` and `subPathExpr` (expanded with `vars`)
-/// resolved below their volume.
+/// Issues the content of a projected token file for the pod attempt being prepared.
+using TokenIssuer = std::function<Result<std::string>(const TokenFile&)>;
+
+/// Creates the volumes of `pod` (files of ConfigMap/Secret volumes written, Secret files and
+/// projected tokens from `issue_token` owner-only) and, when `with_mounts`, returns the bind
+/// mounts for `trainer-pod init` (`{source, target, readOnly, file}`), `subPath` and
+/// `subPathExpr` (expanded with `vars`) resolved below their volume.
 [[nodiscard]] Result<boost::json::array> prepare_volumes(
     const PodPlan& pod, const PodFolder& folder, bool with_mounts,
-    const std::map<std::string, std::string>& vars);
+    const std::map<std::string, std::string>& vars, const TokenIssuer& issue_token);
 
 /// The mode a volume file gets on the host: as requested for ConfigMaps, the owner's bits only
 /// for Secrets (0640 -> 0600, 0644 -> 0600, 0400 -> 0400).

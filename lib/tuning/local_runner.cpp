@@ -40,7 +40,21 @@ struct Slot {
   bool early_stopped = false;  // cancelled by median stopping
   bool cancelled = false;      // cancelled by a stop request or the timeout
   std::size_t checked_points = 0;
+  json::value trainer_status;  // the latest progress post of its TrainJob
 };
+
+// The points a progress post (`status.trainerStatus` of a local run) holds for `metric`, read as
+// the controller reads a trial TrainJob's status; each post is one report.
+std::vector<MetricPoint> progress_points(const json::value& trainer_status,
+                                         std::string_view metric, std::int64_t after) {
+  auto job = decode_train_job(json::object{
+      {"apiVersion", "trainer.kubeflow.org/v1alpha1"},
+      {"kind", "TrainJob"},
+      {"metadata", json::object{{"name", "trial"}}},
+      {"status", json::object{{"trainerStatus", trainer_status}}}});
+  if (!job) return {};
+  return trainer_status_metrics(job->object, metric, after);
+}
 
 std::string utc_now() {
   const std::time_t now = std::time(nullptr);
@@ -358,8 +372,17 @@ class Runner {
       changed_ = true;
       cv_.notify_one();
     };
-    o.on_status = [this](const json::value&) {
+    o.on_status = [this, s](const json::value& status) {
+      const auto* posted = status.as_object().if_contains("trainerStatus");
       std::lock_guard<std::mutex> lock(mu_);
+      if (posted != nullptr && *posted != s->trainer_status) {
+        s->trainer_status = *posted;
+        auto& points = s->t.trial.metrics;
+        for (auto& point :
+             progress_points(*posted, metric_, static_cast<std::int64_t>(points.size()))) {
+          points.push_back(std::move(point));
+        }
+      }
       changed_ = true;
       cv_.notify_one();
     };

@@ -191,12 +191,8 @@ int run_controller(const Parsed& args) {
                        "\": a number from 1 to 1024");
   }
   options.workers = *workers;
-  std::string gate_list;
-  for (const auto& gate : args.values("feature-gates")) {
-    gate_list += (gate_list.empty() ? "" : ",") + gate;
-  }
-  auto gates = trainer::parse_feature_gates(gate_list);
-  if (!gates) return usage_error("--feature-gates: " + gates.error().message);
+  const auto gates = feature_gates_flag(args);
+  if (!gates) return gates.error();
   options.reconciler.feature_gates = *gates;
   auto framework = plugin_framework(args, *gates);
   if (!framework) return framework.error();
@@ -298,14 +294,7 @@ std::vector<Flag> controller_flags() {
         "run only while holding the coordination.k8s.io Lease (one writer among replicas)"},
        {"leader-election-namespace", '\0', "NS", "namespace of the Lease", {}, "default"},
        {"leader-election-id", '\0', "NAME", "name of the Lease", {}, "trainer.kubeflow.org"},
-       {"feature-gates",
-        '\0',
-        "NAME=BOOL,...",
-        "controller feature gates, e.g. TrainJobStatus=true (default: all off)",
-        {},
-        {},
-        false,
-        true},
+       kFeatureGatesFlag,
        kPluginFlag,
        {"metrics-addr", '\0', "HOST:PORT",
         "serve Prometheus metrics at http://HOST:PORT/metrics (loopback only; port 0: any)"},

@@ -19,15 +19,8 @@ int run_render(const Parsed& args) {
   const auto format = parse_output_format(args.value("output"));
   std::optional<std::string> key_file;
   if (args.given("ssh-private-key")) key_file = args.value("ssh-private-key");
-  std::string gate_list;
-  for (const auto& gate : args.values("feature-gates")) {
-    gate_list += (gate_list.empty() ? "" : ",") + gate;
-  }
-  auto gates = trainer::parse_feature_gates(gate_list);
-  if (!gates) {
-    std::fprintf(stderr, "error: --feature-gates: %s\n", gates.error().message.c_str());
-    return kExitUsage;
-  }
+  const auto gates = feature_gates_flag(args);
+  if (!gates) return gates.error();
   const auto framework = plugin_framework(args, *gates);
   if (!framework) return framework.error();
   auto docs = read_job_documents(args);
@@ -64,14 +57,7 @@ const Command& render_command() {
        kNamespaceFlag,
        {"ssh-private-key", '\0', "FILE", "MPI: use this ECDSA P-521 key instead of generating one"},
        kBuiltinRuntimesFlag,
-       {"feature-gates",
-        '\0',
-        "NAME=BOOL,...",
-        "controller feature gates, e.g. TrainJobStatus=true (default: all off)",
-        {},
-        {},
-        false,
-        true},
+       kFeatureGatesFlag,
        kPluginFlag,
        kStrictFlag,
        {"output",

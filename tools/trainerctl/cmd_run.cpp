@@ -8,6 +8,7 @@
 #include "run_tuning.hpp"
 
 #include "trainer/local.hpp"
+#include "trainer/local_progress.hpp"
 #include "trainer/log_lines.hpp"
 #include "trainer/render.hpp"
 
@@ -69,6 +70,16 @@ class Console {
     status_ = s;
     redraw();
   }
+  // A progress post: on a terminal part of the status line, otherwise a line of its own on
+  // stderr whenever it changes.
+  void progress(const std::string& p) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (p == progress_) return;
+    progress_ = p;
+    if (tty_) return;
+    std::fprintf(stderr, "%s\n", p.c_str());
+    std::fflush(stderr);
+  }
   void done() {
     std::lock_guard<std::mutex> lock(mu_);
     clear();
@@ -84,7 +95,8 @@ class Console {
   }
   void redraw() {
     if (!tty_ || status_.empty() || out_.line_open()) return;
-    std::fprintf(stderr, "\r\033[K%s", status_.c_str());
+    const std::string line = progress_.empty() ? status_ : status_ + "; " + progress_;
+    std::fprintf(stderr, "\r\033[K%s", line.c_str());
     std::fflush(stderr);
     shown_ = true;
   }
@@ -92,12 +104,16 @@ class Console {
   bool tty_;
   bool shown_ = false;  // the status line is on the terminal
   std::string status_;
+  std::string progress_;
   trainer::LogLineWriter out_{
       [](std::string_view text) { std::fwrite(text.data(), 1, text.size(), stdout); }};
 };
 
 void print_final(const boost::json::value& status) {
   std::fprintf(stderr, "%s\n", trainer::local::summary_line(status).c_str());
+  if (auto progress = trainer::local::progress_line(status); !progress.empty()) {
+    std::fprintf(stderr, "%s\n", progress.c_str());
+  }
   const auto& o = status.as_object();
   if (const auto* c = o.if_contains("conditions"); c != nullptr && c->is_array()) {
     for (const auto& cond : c->get_array()) {
@@ -121,14 +137,28 @@ int run_run(const Parsed& args) {
   } else {  // "host": the flag table admits nothing else
     options.isolation = trainer::local::Isolation::kHost;
   }
+  options.pod_helper = args.value("pod-helper");
 
-  const auto framework = plugin_framework(args, trainer::FeatureGates{});
+  const auto gates = feature_gates_flag(args);
+  if (!gates) return gates.error();
+  const auto framework = plugin_framework(args, *gates);
   if (!framework) return framework.error();
   auto docs = read_job_documents(args);
   if (!docs) return report_error(docs.error());
+  auto ctx = make_render_context(args.value("uid"), std::nullopt);
+  ctx.feature_gates = *gates;
+  // With TrainJobStatus, the pods report progress to this process as they would to the
+  // controller (docs/local.md, "Progress").
+  if (gates->trainjob_status) {
+    auto server = trainer::local::ProgressServer::start();
+    if (!server) return report_error(server.error());
+    (*server)->configure(ctx);
+    options.progress_server = std::move(*server);
+  }
   // An OptimizationJob among the inputs: its trials run here instead (run_tuning.cpp).
-  if (has_optimization_job(*docs)) return run_tuning(args, std::move(*docs), framework->get());
-  const auto ctx = make_render_context(args.value("uid"), std::nullopt);
+  if (has_optimization_job(*docs)) {
+    return run_tuning(args, std::move(*docs), framework->get(), ctx, options);
+  }
   trainer::RenderDocumentsOptions render_options;
   render_options.namespace_ = args.value("namespace");
   render_options.on_warning = print_warning;
@@ -151,12 +181,14 @@ int run_run(const Parsed& args) {
 
   Console console;
   options.run_dir = run_dir.empty() ? default_run_dir(*docs) : run_dir;
-  options.pod_helper = args.value("pod-helper");
   options.on_log = [&console](const trainer::local::LogLine& l) { console.line(l); };
   options.on_warning = print_warning;
   // The supervisor's final status (`finished`) wakes the loop below at once.
   const int finished_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   options.on_status = [&console, finished_fd](const boost::json::value& s) {
+    if (auto progress = trainer::local::progress_line(s); !progress.empty()) {
+      console.progress(progress);
+    }
     console.status(trainer::local::summary_line(s));
     const auto* finished = s.as_object().if_contains("finished");
     if (finished != nullptr && finished->is_bool() && finished->get_bool() && finished_fd >= 0) {
@@ -239,6 +271,7 @@ const Command& run_command() {
         "wide: an OptimizationJob's trial table with every value whole, not fitted to the "
         "terminal",
         {"wide"}},
+       kFeatureGatesFlag,
        kPluginFlag,
        kStrictFlag},
       run_run};

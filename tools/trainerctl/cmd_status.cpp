@@ -32,6 +32,9 @@ int run_status(const Parsed& args) {
   std::printf("TrainJob %s/%s\n%s\n", text(o.if_contains("namespace")).c_str(),
               text(o.if_contains("trainJob")).c_str(),
               trainer::local::summary_line(*status).c_str());
+  if (auto progress = trainer::local::progress_line(*status); !progress.empty()) {
+    std::printf("%s\n", progress.c_str());
+  }
   if (const auto* c = o.if_contains("conditions"); c != nullptr && c->is_array()) {
     for (const auto& cond : c->get_array()) {
       const auto& co = cond.as_object();

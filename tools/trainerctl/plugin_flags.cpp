@@ -12,6 +12,17 @@
 
 namespace trainerctl {
 
+tl::expected<trainer::FeatureGates, int> feature_gates_flag(const Parsed& args) {
+  std::string list;
+  for (const auto& gate : args.values("feature-gates")) list += (list.empty() ? "" : ",") + gate;
+  auto gates = trainer::parse_feature_gates(list);
+  if (!gates) {
+    std::fprintf(stderr, "error: --feature-gates: %s\n", gates.error().message.c_str());
+    return tl::unexpected(kExitUsage);
+  }
+  return *gates;
+}
+
 tl::expected<std::shared_ptr<const trainer::Framework>, int> plugin_framework(
     const Parsed& args, const trainer::FeatureGates& gates) {
   const std::vector<std::string> paths = args.values("plugin");

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // `--plugin PATH` (render, validate, run, controller): framework plugins loaded from shared
-// libraries (docs/plugins.md), one Framework for every path a command takes.
+// libraries (docs/plugins.md), one Framework for every path a command takes; and
+// `--feature-gates` (render, run, controller), the gates that choose the built-in plugins.
 #pragma once
 
 #include "flags.hpp"
@@ -23,6 +24,20 @@ inline const Flag kPluginFlag{
     {},
     {},
     true};
+
+inline const Flag kFeatureGatesFlag{
+    "feature-gates",
+    '\0',
+    "NAME=BOOL,...",
+    "controller feature gates, e.g. TrainJobStatus=true (default: all off)",
+    {},
+    {},
+    false,
+    true};
+
+/// Every `--feature-gates` value, read as one list. A bad one prints `error: --feature-gates:
+/// <why>` and fails with kExitUsage.
+[[nodiscard]] tl::expected<trainer::FeatureGates, int> feature_gates_flag(const Parsed& args);
 
 /// The built-in plugins of `gates` followed by every `--plugin` library in command-line order;
 /// null when no `--plugin` was given (the library's default framework is then used). When a

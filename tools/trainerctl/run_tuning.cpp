@@ -238,7 +238,8 @@ bool has_optimization_job(const std::vector<json::value>& docs) {
 }
 
 int run_tuning(const Parsed& args, std::vector<json::value> docs,
-               const trainer::Framework* framework) {
+               const trainer::Framework* framework, trainer::RenderContext context,
+               trainer::local::ExecutorOptions executor) {
   const json::value* job_doc = nullptr;
   trainer::tuning::LocalTuningOptions options;
   for (auto& d : docs) {
@@ -271,12 +272,8 @@ int run_tuning(const Parsed& args, std::vector<json::value> docs,
   options.render.on_warning = print_warning;
   options.render.builtin_runtimes = true;
   options.render.framework = framework;
-  options.context = make_render_context("", std::nullopt);
-  const std::string isolation = args.value("isolation");
-  options.executor.isolation = isolation == "namespaces" ? trainer::local::Isolation::kNamespaces
-                               : isolation == "host"     ? trainer::local::Isolation::kHost
-                                                         : trainer::local::Isolation::kAuto;
-  options.executor.pod_helper = args.value("pod-helper");
+  options.context = std::move(context);  // each trial gets a UID of its own
+  options.executor = std::move(executor);
   options.executor.on_warning = print_warning;
   const std::string metric =
       job.spec.objectives.empty() ? std::string("objective") : job.spec.objectives[0].metric;

@@ -5,6 +5,7 @@
 
 #include "flags.hpp"
 
+#include "trainer/local.hpp"
 #include "trainer/render.hpp"
 
 #include <boost/json/value.hpp>
@@ -19,10 +20,13 @@ namespace trainerctl {
 [[nodiscard]] bool has_optimization_job(const std::vector<boost::json::value>& docs);
 
 /// Runs the one OptimizationJob among `docs` (the other documents are the trials' runtimes) with
-/// the flags of `run` (`-o wide`: the trial table with every value whole). Exit status: 0 Complete,
-/// 1 Failed, stopped, or the inputs were rejected.
+/// the flags of `run` (`-o wide`: the trial table with every value whole), rendering each trial
+/// with `context` (a fresh UID each) and running it with `executor`'s settings (isolation, pod
+/// helper, progress server). Exit status: 0 Complete, 1 Failed, stopped, or the inputs were
+/// rejected.
 [[nodiscard]] int run_tuning(const Parsed& args, std::vector<boost::json::value> docs,
-                             const trainer::Framework* framework);
+                             const trainer::Framework* framework, trainer::RenderContext context,
+                             trainer::local::ExecutorOptions executor);
 
 /// Whether `run_dir` is a tuning run folder (it has results.json).
 [[nodiscard]] bool is_tuning_run(const std::string& run_dir);
