@@ -84,16 +84,16 @@ class Executor::Impl {
     if (run_log_fd_ < 0) return fail(ErrorCode::kIo, path + ": " + std::strerror(errno));
     if (config_.progress) {
       const auto& plan = lifecycle_.plan();
-      auto attached = config_.progress->impl().attach(
-          plan.namespace_, plan.train_job, [this](const json::object& trainer_status) {
-            {
-              std::lock_guard<std::mutex> lock(mu_);
-              trainer_status_ = trainer_status;
-            }
-            progress_pending_.store(true);
-            const std::uint64_t one = 1;
-            (void)!write(wake_fd_, &one, sizeof one);
-          });
+      auto attached = config_.progress->impl().attach(plan.namespace_, plan.train_job,
+                                                      [this](const json::object& trainer_status) {
+                                                        {
+                                                          std::lock_guard<std::mutex> lock(mu_);
+                                                          trainer_status_ = trainer_status;
+                                                        }
+                                                        progress_pending_.store(true);
+                                                        const std::uint64_t one = 1;
+                                                        (void)!write(wake_fd_, &one, sizeof one);
+                                                      });
       if (!attached) return tl::unexpected(std::move(attached.error()));
       attached_ = true;
     }

@@ -215,8 +215,8 @@ struct Reader {
         read_files(*sec, "name", true, spath + ".secret", vol, default_mode);
       } else if (const auto* token = find_object(*source, "serviceAccountToken")) {
         const std::string tpath = spath + ".serviceAccountToken";
-        TokenFile file{string_at(*token, "path"), string_at(*token, "audience"), 3600,
-                       default_mode, tpath};
+        TokenFile file{string_at(*token, "path"), string_at(*token, "audience"), 3600, default_mode,
+                       tpath};
         if (file.path.empty()) required(tpath + ".path", "");
         add(validate_local_non_reserved_path(tpath + ".path", file.path));
         if (const auto seconds = int_at(*token, "expirationSeconds")) {

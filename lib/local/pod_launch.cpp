@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "local/pod_launch.hpp"
 
+#include "local/progress_registry.hpp"
 #include "local/run_folder.hpp"
 #include "local/security.hpp"
-#include "local/progress_registry.hpp"
 #include "local/volumes.hpp"
 #include "trainer/collectives.hpp"
 
@@ -188,8 +188,8 @@ void point_env_at_token_volumes(const PodPlan& pod, const std::string& volumes_d
 // (their values land in pod specs and volumes), logs/, pods/, claims/, sockets/ (0700) and the
 // hosts file, all below a descriptor of the folder without following links. Sets `real` to its
 // canonical path.
-Result<void> make_run_folder(const Plan& plan, const LaunchConfig& config,
-                             const std::string& path, std::string& real) {
+Result<void> make_run_folder(const Plan& plan, const LaunchConfig& config, const std::string& path,
+                             std::string& real) {
   const bool secrets = !plan.secrets.empty();
   auto run = open_root(path, secrets ? 0700 : 0755);
   if (!run) return tl::unexpected(std::move(run.error()));
@@ -215,8 +215,7 @@ Result<void> make_run_folder(const Plan& plan, const LaunchConfig& config,
   if (fchmod(sockets->get(), 0700) != 0) {
     return fail(ErrorCode::kIo, "making " + real + "/sockets private: " + std::strerror(errno));
   }
-  return write_file_below(run->get(), "hosts", hosts_file(plan, config.loopback_names), 0644,
-                          real);
+  return write_file_below(run->get(), "hosts", hosts_file(plan, config.loopback_names), 0644, real);
 }
 
 }  // namespace

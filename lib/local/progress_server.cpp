@@ -32,8 +32,8 @@ std::string invalid_status_message(const std::string& name, const json::object& 
                          {"metadata", json::object{{"name", name}}},
                          {"status", json::object{{"trainerStatus", trainer_status}}}};
   auto decoded = decode_train_job(doc);
-  if (!decoded) return "TrainJob.trainer.kubeflow.org \"" + name + "\" is invalid: " +
-                       decoded.error().message;
+  if (!decoded)
+    return "TrainJob.trainer.kubeflow.org \"" + name + "\" is invalid: " + decoded.error().message;
   std::vector<FieldError> errors;
   for (auto& e : validate_train_job(decoded->object).errors) {
     if (e.path.rfind("status.trainerStatus", 0) == 0) errors.push_back(std::move(e));
@@ -118,7 +118,8 @@ Result<std::shared_ptr<ProgressServer>> ProgressServer::start(ProgressServerOpti
   if (!certificates) return tl::unexpected(std::move(certificates.error()));
   auto impl = std::make_unique<Impl>(std::move(options), std::move(*certificates));
   auto store = std::make_shared<serving::CertificateStore>();
-  if (auto set = store->set(impl->certificates.serving.cert_pem, impl->certificates.serving.key_pem);
+  if (auto set =
+          store->set(impl->certificates.serving.cert_pem, impl->certificates.serving.key_pem);
       !set) {
     return tl::unexpected(std::move(set.error()));
   }

@@ -313,7 +313,8 @@ std::string progress_line(const json::value& status) {
       const auto* mo = metric.if_object();
       const auto* name = mo != nullptr ? mo->if_contains("name") : nullptr;
       const auto* value = mo != nullptr ? mo->if_contains("value") : nullptr;
-      if (name == nullptr || value == nullptr || !name->is_string() || !value->is_string()) continue;
+      if (name == nullptr || value == nullptr || !name->is_string() || !value->is_string())
+        continue;
       metrics += (metrics.empty() ? "" : " ") + std::string(name->get_string()) + "=" +
                  std::string(value->get_string());
     }

@@ -45,13 +45,13 @@ struct Slot {
 
 // The points a progress post (`status.trainerStatus` of a local run) holds for `metric`, read as
 // the controller reads a trial TrainJob's status; each post is one report.
-std::vector<MetricPoint> progress_points(const json::value& trainer_status,
-                                         std::string_view metric, std::int64_t after) {
-  auto job = decode_train_job(json::object{
-      {"apiVersion", "trainer.kubeflow.org/v1alpha1"},
-      {"kind", "TrainJob"},
-      {"metadata", json::object{{"name", "trial"}}},
-      {"status", json::object{{"trainerStatus", trainer_status}}}});
+std::vector<MetricPoint> progress_points(const json::value& trainer_status, std::string_view metric,
+                                         std::int64_t after) {
+  auto job =
+      decode_train_job(json::object{{"apiVersion", "trainer.kubeflow.org/v1alpha1"},
+                                    {"kind", "TrainJob"},
+                                    {"metadata", json::object{{"name", "trial"}}},
+                                    {"status", json::object{{"trainerStatus", trainer_status}}}});
   if (!job) return {};
   return trainer_status_metrics(job->object, metric, after);
 }
