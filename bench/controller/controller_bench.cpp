@@ -19,7 +19,12 @@
 // the wall time follows the API server's share of the cores, the CPU time much less.
 // The client's rate limiter is off (qps < 0), as the floor has none.
 //
-// Usage: bench_controller [--jobs N] [--workers W]
+// `--process`: the same run with the `trainerctl controller` process (this build's, rate limiter
+// off) in place of the in-process Controller: the time until its reconcile lines (stderr) say
+// every TrainJob's status was written, its peak resident memory (VmHWM, whole process) and its
+// CPU time, against the same floors.
+//
+// Usage: bench_controller [--jobs N] [--workers W] [--process]
 #include "curl_floor.hpp"
 #include "process_status.hpp"
 #include "support/api_server.hpp"
@@ -30,7 +35,12 @@
 
 #include <boost/json/serialize.hpp>
 
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -39,6 +49,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -276,6 +287,106 @@ ControllerRun run_controller(kube::Client& client, const std::string& ns, int jo
   return run;
 }
 
+// CPU time (user + system) of process `pid` so far, seconds (fields 14 and 15 of its stat).
+double process_cpu_seconds(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // The command name (field 2) may hold spaces: count from the `)` that closes it.
+  std::istringstream fields(text.substr(text.rfind(')') + 2));
+  std::string field;
+  double ticks = 0;
+  for (int i = 3; i <= 15 && fields >> field; ++i) {
+    if (i >= 14) ticks += std::stod(field);
+  }
+  return ticks / static_cast<double>(::sysconf(_SC_CLK_TCK));
+}
+
+// `trainerctl controller` as a child process watching `ns`: its stderr (one line per reconcile)
+// is read here, and the run ends when every TrainJob has a `status=patched` line.
+ControllerRun run_controller_process(const trainer::testing::ApiServer& server,
+                                     const std::string& ns, int jobs, int workers) {
+  const std::string kubeconfig = server.kubeconfig();
+  int pipe_fds[2];
+  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) die("pipe");
+  std::vector<std::string> args{TRAINER_BENCH_TRAINERCTL,
+                                "controller",
+                                "--kubeconfig",
+                                kubeconfig,
+                                "-n",
+                                ns,
+                                "--workers",
+                                std::to_string(workers),
+                                "--kube-api-qps",
+                                "0"};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  ControllerRun run;
+  const auto start = std::chrono::steady_clock::now();
+  const pid_t pid = ::fork();
+  if (pid < 0) die("fork");
+  if (pid == 0) {
+    ::dup2(pipe_fds[1], 2);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  ::close(pipe_fds[1]);
+  std::set<std::string> written;
+  std::string pending;
+  const auto deadline = start + std::chrono::minutes(10);
+  char buf[65536];
+  while (static_cast<int>(written.size()) < jobs) {
+    pollfd fd{pipe_fds[0], POLLIN, 0};
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0 || ::poll(&fd, 1, static_cast<int>(left.count())) <= 0) {
+      ::kill(pid, SIGKILL);
+      die("timed out: " + std::to_string(written.size()) + " of " + std::to_string(jobs) +
+          " TrainJobs written");
+    }
+    const ssize_t n = ::read(pipe_fds[0], buf, sizeof buf);
+    if (n <= 0) die("trainerctl controller exited early; its last output: " + pending);
+    pending.append(buf, static_cast<std::size_t>(n));
+    for (auto nl = pending.find('\n'); nl != std::string::npos; nl = pending.find('\n')) {
+      const std::string line = pending.substr(0, nl);
+      pending.erase(0, nl + 1);
+      if (line.find(" status=patched") != std::string::npos) {
+        const auto key = line.find(" trainjob=");
+        if (key != std::string::npos) {
+          written.insert(line.substr(key + 10, line.find(' ', key + 10) - key - 10));
+        }
+        run.reconciles++;
+      } else if (line.find(" trainjob=") != std::string::npos) {
+        run.reconciles++;
+        if (line.find(" error") != std::string::npos) run.errors++;
+      }
+    }
+    // Bounded: only an unfinished line is kept.
+    if (pending.size() > (1U << 20)) pending.erase(0, pending.size() - 4096);
+  }
+  run.seconds = Seconds(std::chrono::steady_clock::now() - start).count();
+  run.cpu = process_cpu_seconds(pid);
+  run.peak_kib = bench::status_kib("VmHWM", std::to_string(pid));
+  ::kill(pid, SIGTERM);
+  // Its output must keep flowing while it stops; a stop that takes over 10 s is killed.
+  const auto stop_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  int status = 0;
+  while (::waitpid(pid, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > stop_deadline) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      break;
+    }
+    pollfd fd{pipe_fds[0], POLLIN, 0};
+    if (::poll(&fd, 1, 50) > 0 && ::read(pipe_fds[0], buf, sizeof buf) <= 0) {
+      ::waitpid(pid, &status, 0);
+      break;
+    }
+  }
+  ::close(pipe_fds[0]);
+  return run;
+}
+
 // The server's view after the run: every JobSet exists, every TrainJob has its Suspended
 // condition (the controller's callbacks are not taken on trust).
 void verify(kube::Client& client, const std::string& ns, int jobs) {
@@ -304,14 +415,17 @@ void verify(kube::Client& client, const std::string& ns, int jobs) {
 int main(int argc, char** argv) {
   int jobs = 1000;
   int workers = trainer::controller::ControllerOptions{}.workers;
-  for (int i = 1; i + 1 < argc; i += 2) {
+  bool process = false;
+  for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
-    if (flag == "--jobs") {
-      jobs = std::atoi(argv[i + 1]);
-    } else if (flag == "--workers") {
-      workers = std::atoi(argv[i + 1]);
+    if (flag == "--process") {
+      process = true;
+    } else if (flag == "--jobs" && i + 1 < argc) {
+      jobs = std::atoi(argv[++i]);
+    } else if (flag == "--workers" && i + 1 < argc) {
+      workers = std::atoi(argv[++i]);
     } else {
-      die("usage: bench_controller [--jobs N] [--workers W]");
+      die("usage: bench_controller [--jobs N] [--workers W] [--process]");
     }
   }
   if (jobs <= 0 || workers <= 0) die("--jobs and --workers must be positive");
@@ -373,7 +487,8 @@ int main(int argc, char** argv) {
   };
   floor_run(floors[0]);
   floor_run(floors[1]);
-  const ControllerRun ours = run_controller(client, ours_ns, jobs, workers);
+  const ControllerRun ours = process ? run_controller_process(*server, ours_ns, jobs, workers)
+                                     : run_controller(client, ours_ns, jobs, workers);
   verify(client, ours_ns, jobs);
   floor_run(floors[2]);
   floor_run(floors[3]);
@@ -384,10 +499,15 @@ int main(int argc, char** argv) {
       "TrainJob)\n",
       ours.seconds, jobs / ours.seconds, static_cast<unsigned long long>(ours.reconciles),
       static_cast<unsigned long long>(ours.errors), ours.cpu, 1000 * ours.cpu / jobs);
-  std::printf(
-      "controller memory: resident at start %ld KiB, peak (VmHWM) %ld KiB, growth %ld "
-      "KiB\n",
-      ours.rss_start_kib, ours.peak_kib, ours.peak_kib - ours.rss_start_kib);
+  if (process) {
+    std::printf("trainerctl controller process: peak resident memory (VmHWM) %ld KiB (%.1f MiB)\n",
+                ours.peak_kib, static_cast<double>(ours.peak_kib) / 1024);
+  } else {
+    std::printf(
+        "controller memory: resident at start %ld KiB, peak (VmHWM) %ld KiB, growth %ld "
+        "KiB\n",
+        ours.rss_start_kib, ours.peak_kib, ours.peak_kib - ours.rss_start_kib);
+  }
   std::printf(
       "floor, bare libcurl, the applies and the status patch of each TrainJob "
       "(%zu writes each), before / after the controller:\n",

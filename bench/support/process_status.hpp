@@ -9,9 +9,10 @@
 
 namespace bench {
 
-/// The value of `field` (e.g. "VmHWM") in KiB, or -1 when the line is missing.
-inline long status_kib(const char* field) {
-  std::ifstream in("/proc/self/status");
+/// The value of `field` (e.g. "VmHWM") of process `pid` ("self": this one) in KiB, or -1 when
+/// the line is missing.
+inline long status_kib(const char* field, const std::string& pid = "self") {
+  std::ifstream in("/proc/" + pid + "/status");
   std::string line;
   const std::string key = std::string(field) + ":";
   while (std::getline(in, line)) {
