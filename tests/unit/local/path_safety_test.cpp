@@ -357,11 +357,14 @@ TEST_CASE("make_plan refuses every host-path field that breaks the API server's 
               c + "[3].name: Not found: \"ghost\""});
   }
   SECTION("volume types the local executor does not provide") {
-    auto errs = plan_errors(objects(json::parse(R"([{"name":"p","projected":{"sources":[]}},
-                                                    {"name":"d","downwardAPI":{"items":[]}}])"),
-                                    none));
+    auto errs = plan_errors(
+        objects(json::parse(R"([{"name":"p","projected":{"sources":[{"downwardAPI":{}}]}},
+                                {"name":"d","downwardAPI":{"items":[]}}])"),
+                none));
     REQUIRE(errs.size() == 2);
-    CHECK_THAT(errs[0], Catch::StartsWith(kPod + ".volumes[0]: Unsupported value: \"p\""));
+    CHECK_THAT(errs[0], Catch::StartsWith(kPod + ".volumes[0].projected.sources[0]: Unsupported "
+                                                 "value: \"p\": supported values: \"configMap\", "
+                                                 "\"secret\", \"serviceAccountToken\""));
     CHECK_THAT(errs[1], Catch::StartsWith(kPod + ".volumes[1]: Unsupported value: \"d\""));
   }
   SECTION("data keys") {
