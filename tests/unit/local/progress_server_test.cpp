@@ -169,18 +169,8 @@ TEST_CASE("executor: a projected token without a progress server is refused befo
 
   SECTION("the API server's rules on the projection") {
     auto bad = jobset;
-    auto& source = bad.at("spec")
-                       .at("replicatedJobs")
-                       .at(0)
-                       .at("template")
-                       .at("spec")
-                       .at("template")
-                       .at("spec")
-                       .at("volumes")
-                       .at(0)
-                       .at("projected")
-                       .at("sources")
-                       .at(0);
+    auto& source = bad.at_pointer(
+        "/spec/replicatedJobs/0/template/spec/template/spec/volumes/0/projected/sources/0");
     source.at("serviceAccountToken").as_object()["expirationSeconds"] = 60;
     source.at("serviceAccountToken").as_object()["path"] = "../escape";
     auto refused = trainer::local::Executor::start({bad}, options);
