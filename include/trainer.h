@@ -366,12 +366,18 @@ typedef struct trainer_render_options {
    *  `feature_gates`]. With a framework, `feature_gates` must be NULL or "": the framework's
    *  gates apply. Read only when `version` >= 2. @since 0.1, struct version 2 */
   const struct trainer_framework* framework;
+  /** A local run's progress server (trainer/local.h), borrowed for the call: the render takes
+   *  its port and CA (the TrainJobStatus plugin's env, token volume and `<job>-tls-config`,
+   *  with `TrainJobStatus=true`), as the controller's are on a cluster [upstream's port 10443
+   *  and the webhook Secret among the inputs]. Read only when `version` >= 3.
+   *  @since 0.1, struct version 3 */
+  const struct trainer_progress_server* progress_server;
 } trainer_render_options;
 
-/** Struct versions: 1 ends with `parse`; 2 adds `framework`. */
-#define TRAINER_RENDER_OPTIONS_VERSION 2
+/** Struct versions: 1 ends with `parse`; 2 adds `framework`; 3 adds `progress_server`. */
+#define TRAINER_RENDER_OPTIONS_VERSION 3
 #define TRAINER_RENDER_OPTIONS_INIT \
-  { TRAINER_RENDER_OPTIONS_VERSION, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL }
+  { TRAINER_RENDER_OPTIONS_VERSION, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL }
 
 /** Initialises `opts` like TRAINER_RENDER_OPTIONS_INIT for struct version `version`.
  *  Errors: TRAINER_E_INVALID_ARGUMENT when `opts` is NULL or `version` is not supported.

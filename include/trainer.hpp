@@ -262,6 +262,9 @@ struct RenderOptions {
   /// The plugins to render with, borrowed for the call [the built-in plugins of
   /// `feature_gates`]; with a framework, `feature_gates` must be empty (its gates apply).
   const Framework* framework = nullptr;
+  /// A local run's progress server, borrowed for the call: its port and CA in the rendered
+  /// TrainJobStatus env and `<job>-tls-config` [upstream's port, the Secret among the inputs].
+  const ProgressServer* progress_server = nullptr;
 };
 
 /// One rendered object: views into its RenderResult, valid while the result lives.
@@ -351,6 +354,8 @@ class RenderResult {
   opts.builtin_runtimes = options.builtin_runtimes ? 1 : 0;
   opts.parse = &parse;
   opts.framework = options.framework == nullptr ? nullptr : options.framework->raw();
+  opts.progress_server =
+      options.progress_server == nullptr ? nullptr : options.progress_server->raw();
   trainer_render_result* result = nullptr;
   trainer_error* err = nullptr;
   const trainer_status status = trainer_render(text.data(), text.size(), &opts, &result, &err);

@@ -50,6 +50,42 @@ struct LogLine {
   std::string_view text;  ///< without its newline
 };
 
+/// The TrainJobStatus progress endpoint of local runs (trainer_progress_server, docs/local.md
+/// "Progress"): render with it (RenderOptions::progress_server, with `TrainJobStatus=true`) and
+/// run with it (RunOptions::progress_server); the pods' progress posts become the run's
+/// `trainerStatus`. Move-only owner; runs started with it keep it serving until they are gone.
+class ProgressServer {
+ public:
+  /// Listens on `bind_address` ("" : 127.0.0.1) and `port` (0: a free one). Errors:
+  /// kInvalidArgument (a bad address), kIo (the port is taken), kInternal.
+  [[nodiscard]] static Result<ProgressServer> start(const std::string& bind_address = {},
+                                                    std::uint16_t port = 0) {
+    trainer_progress_server* server = nullptr;
+    trainer_error* err = nullptr;
+    const trainer_status status =
+        trainer_progress_server_start(detail::c_str(bind_address), port, &server, &err);
+    if (status != TRAINER_OK) return detail::failure(status, err);
+    return ProgressServer(server);
+  }
+  /// The port it listens on.
+  [[nodiscard]] std::uint16_t port() const noexcept {
+    return trainer_progress_server_port(server_.get());
+  }
+  /// Its CA certificate (PEM), valid while this object lives.
+  [[nodiscard]] std::string_view ca_cert() const noexcept {
+    return trainer_progress_server_ca_cert(server_.get());
+  }
+  /// The C handle (still owned by this object).
+  [[nodiscard]] trainer_progress_server* raw() const noexcept { return server_.get(); }
+
+ private:
+  explicit ProgressServer(trainer_progress_server* server) : server_(server) {}
+  struct Deleter {
+    void operator()(trainer_progress_server* s) const noexcept { trainer_progress_server_free(s); }
+  };
+  std::unique_ptr<trainer_progress_server, Deleter> server_;
+};
+
 /// Options of Run::start() (trainer_run_options).
 struct RunOptions {
   std::string run_dir;  ///< required: the run folder (created; must not hold a run)
@@ -60,6 +96,8 @@ struct RunOptions {
   /// rethrows it once the run has finished. It may call Run::phase(), status() and cancel(),
   /// not wait() or the Run's destructor. Empty: lines only go to the run folder's log files.
   std::function<bool(const LogLine&)> on_log;
+  /// The progress server the objects were rendered with, borrowed for the call [none].
+  const ProgressServer* progress_server = nullptr;
 };
 
 namespace detail {
@@ -102,6 +140,8 @@ class Run {
     opts.run_dir = detail::c_str(options.run_dir);
     opts.isolation = static_cast<std::int32_t>(options.isolation);
     opts.pod_helper = detail::c_str(options.pod_helper);
+    opts.progress_server =
+        options.progress_server == nullptr ? nullptr : options.progress_server->raw();
     detail::LogSink* sink = nullptr;
     if (options.on_log) {
       // Released by the library (log_sink_free) with the run, or at once when the start fails.

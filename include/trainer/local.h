@@ -46,6 +46,34 @@ extern "C" {
 typedef trainer_status (*trainer_run_log_fn)(void* user_data, const char* prefix, const char* pod,
                                              int32_t is_stderr, const char* text, size_t len);
 
+/** The TrainJobStatus progress endpoint for local runs (docs/local.md, "Progress"): an HTTPS
+ *  server on loopback with a CA of its own, that issues the pods' projected service account
+ *  tokens and takes their progress posts (`update_trainjob_status()` of the Kubeflow SDK) into
+ *  the run's status as `trainerStatus`. Render the TrainJob with it
+ *  (trainer_render_options.progress_server, and `TrainJobStatus=true` in feature_gates) and run
+ *  the objects with it (trainer_run_options.progress_server). Any number of runs may share one;
+ *  a run keeps it alive until the run is freed. Thread-safe. @since 0.1 */
+typedef struct trainer_progress_server trainer_progress_server;
+
+/** Starts a progress server listening on `bind_address` (NULL or "": 127.0.0.1) and `port`
+ *  (0: a free one) and sets `*out` to a new handle owned by the caller. Errors:
+ *  TRAINER_E_INVALID_ARGUMENT (`out` NULL, a bad address), TRAINER_E_IO (the port is taken),
+ *  TRAINER_E_INTERNAL (OpenSSL). Thread-safe. @since 0.1 */
+TRAINER_API trainer_status trainer_progress_server_start(const char* bind_address, uint16_t port,
+                                                         TRAINER_OWN trainer_progress_server** out,
+                                                         trainer_error** err);
+
+/** The port it listens on; 0 for NULL. Thread-safe. @since 0.1 */
+TRAINER_API uint16_t trainer_progress_server_port(const trainer_progress_server* server);
+
+/** The PEM text of its CA certificate (what the pods verify it with), borrowed until the handle
+ *  is freed; NULL for NULL. Thread-safe. @since 0.1 */
+TRAINER_API const char* trainer_progress_server_ca_cert(const trainer_progress_server* server);
+
+/** Releases the caller's handle. The server stops once no run started with it is left (runs
+ *  hold it until trainer_run_free()). NULL is a no-op. @since 0.1 */
+TRAINER_API void trainer_progress_server_free(TRAINER_OWN trainer_progress_server* server);
+
 /** Options of trainer_run_start(). @since 0.1 */
 typedef struct trainer_run_options {
   uint32_t version;       /**< TRAINER_RUN_OPTIONS_VERSION */
@@ -58,11 +86,17 @@ typedef struct trainer_run_options {
                                           freed, or at once when trainer_run_start fails
                                           (not for NULL options or an unknown version,
                                           whose fields are not read); may be NULL */
+  /** The progress server the objects were rendered with, borrowed for the call (the run keeps
+   *  its own reference) [none: a projected service account token is refused with
+   *  TRAINER_E_UNSUPPORTED and its field path]. Read only when `version` >= 2.
+   *  @since 0.1, struct version 2 */
+  const trainer_progress_server* progress_server;
 } trainer_run_options;
 
-#define TRAINER_RUN_OPTIONS_VERSION 1
+/** Struct versions: 1 ends with `log_user_data_free`; 2 adds `progress_server`. */
+#define TRAINER_RUN_OPTIONS_VERSION 2
 #define TRAINER_RUN_OPTIONS_INIT \
-  { TRAINER_RUN_OPTIONS_VERSION, NULL, TRAINER_ISOLATION_AUTO, NULL, NULL, NULL, NULL }
+  { TRAINER_RUN_OPTIONS_VERSION, NULL, TRAINER_ISOLATION_AUTO, NULL, NULL, NULL, NULL, NULL }
 
 /** A running (or finished) local execution. Every function below may be called from any thread
  *  concurrently, except trainer_run_free(), which must be the last call on the handle.
@@ -92,7 +126,8 @@ TRAINER_API trainer_status trainer_run_wait(trainer_run* run, int64_t timeout_ms
 TRAINER_API int32_t trainer_run_phase(const trainer_run* run);
 
 /** The run's status as a JSON document in `*out` (caller frees with trainer_buffer_free()):
- *  TrainJob conditions, jobsStatus, restarts, counts and every pod (docs/local.md). Errors:
+ *  TrainJob conditions, jobsStatus, trainerStatus (the latest progress post, with a progress
+ *  server), restarts, counts and every pod (docs/local.md). Errors:
  *  TRAINER_E_INVALID_ARGUMENT (NULL run/out), TRAINER_E_NOMEM. @since 0.1 */
 TRAINER_API trainer_status trainer_run_status(const trainer_run* run, trainer_buffer* out,
                                               trainer_error** err);

@@ -8,11 +8,13 @@
 #include "trainer.h"
 #include "trainer/codec.hpp"
 #include "trainer/error.hpp"
+#include "trainer/local_progress.hpp"
 #include "trainer/model.hpp"
 
 #include <boost/json/value.hpp>
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -50,6 +52,11 @@ struct trainer_document {
   std::string namespace_;
 
   void refresh_header();
+};
+
+/// A progress server for local runs; runs started with it hold their own reference.
+struct trainer_progress_server {
+  std::shared_ptr<trainer::local::ProgressServer> server;
 };
 
 struct trainer_document_list {

@@ -89,8 +89,9 @@ trainer::Result<trainer::RenderContext> make_context(const trainer_render_option
 
 // Bytes of each struct version: a caller built against an older header has a shorter struct.
 constexpr std::size_t options_size(uint32_t version) {
-  return version >= 2 ? sizeof(trainer_render_options)
-                      : offsetof(trainer_render_options, framework);
+  return version >= 3   ? sizeof(trainer_render_options)
+         : version == 2 ? offsetof(trainer_render_options, progress_server)
+                        : offsetof(trainer_render_options, framework);
 }
 
 trainer_status option_error(trainer_error** err, const trainer::Error& error) {
@@ -147,6 +148,7 @@ trainer_status trainer_render(const char* data, size_t len, const trainer_render
     if (!objects) return set_error(err, objects.error());
     auto ctx = make_context(options, *objects);
     if (!ctx) return option_error(err, ctx.error());
+    if (options.progress_server != nullptr) options.progress_server->server->configure(*ctx);
 
     auto result = std::make_unique<trainer_render_result>();
     trainer::RenderDocumentsOptions render_options;

@@ -21,6 +21,8 @@ namespace {
 namespace json = boost::json;
 namespace local = trainer::local;
 using trainer::capi::guard;
+using trainer::capi::guard_value;
+using trainer::capi::guard_void;
 using trainer::capi::set_error;
 
 // The caller's log callback and its user data (released exactly once), and the executor that a
@@ -95,12 +97,45 @@ struct trainer_run {
 
 extern "C" {
 
+trainer_status trainer_progress_server_start(const char* bind_address, uint16_t port,
+                                             trainer_progress_server** out, trainer_error** err) {
+  return guard(err, [&]() -> trainer_status {
+    if (out == nullptr) return bad_argument(err, "out is NULL");
+    *out = nullptr;
+    local::ProgressServerOptions options;
+    if (bind_address != nullptr && *bind_address != '\0') options.bind_address = bind_address;
+    options.port = port;
+    auto started = local::ProgressServer::start(std::move(options));
+    if (!started) return set_error(err, started.error());
+    *out = new trainer_progress_server{std::move(*started)};
+    return TRAINER_OK;
+  });
+}
+
+uint16_t trainer_progress_server_port(const trainer_progress_server* server) {
+  return guard_value<uint16_t>(0, [&]() -> uint16_t {
+    return server == nullptr ? 0 : server->server->port();
+  });
+}
+
+const char* trainer_progress_server_ca_cert(const trainer_progress_server* server) {
+  return guard_value<const char*>(nullptr, [&]() -> const char* {
+    return server == nullptr ? nullptr : server->server->ca_cert_pem().c_str();
+  });
+}
+
+void trainer_progress_server_free(trainer_progress_server* server) {
+  guard_void([&] { delete server; });
+}
+
 trainer_status trainer_run_start(const char* objects, size_t len,
                                  const trainer_run_options* options, trainer_run** out,
                                  trainer_error** err) {
   // The caller's user data is ours from here on, whatever happens.
   auto sink = std::make_shared<LogSink>();
-  if (options != nullptr && options->version == TRAINER_RUN_OPTIONS_VERSION) {
+  const bool known_version =
+      options != nullptr && options->version >= 1 && options->version <= TRAINER_RUN_OPTIONS_VERSION;
+  if (known_version) {
     sink->fn = options->on_log;
     sink->user_data = options->log_user_data;
     sink->user_data_free = options->log_user_data_free;
@@ -109,9 +144,9 @@ trainer_status trainer_run_start(const char* objects, size_t len,
     if (objects == nullptr && len != 0) return bad_argument(err, "objects is NULL");
     if (out == nullptr) return bad_argument(err, "out is NULL");
     if (options == nullptr) return bad_argument(err, "options is NULL (run_dir is required)");
-    if (options->version != TRAINER_RUN_OPTIONS_VERSION) {
+    if (!known_version) {
       return bad_argument(err, "trainer_run_options.version " + std::to_string(options->version) +
-                                   " is not supported (expected " +
+                                   " is not supported (expected 1 to " +
                                    std::to_string(TRAINER_RUN_OPTIONS_VERSION) + ")");
     }
     if (options->run_dir == nullptr || *options->run_dir == '\0') {
@@ -128,6 +163,10 @@ trainer_status trainer_run_start(const char* objects, size_t len,
                                      std::to_string(options->isolation));
     }
     if (options->pod_helper != nullptr) eo.pod_helper = options->pod_helper;
+    // A version 1 struct ends before `progress_server`.
+    if (options->version >= 2 && options->progress_server != nullptr) {
+      eo.progress_server = options->progress_server->server;
+    }
     auto parsed =
         trainer::capi::read_objects(std::string_view(objects == nullptr ? "" : objects, len));
     if (!parsed) return set_error(err, parsed.error());

@@ -2,7 +2,8 @@
 /*
  * The local execution section of the C ABI (trainer_run_*), from pure C11: a job that completes
  * (with its log lines delivered to the callback and its status readable from the run folder),
- * a job that fails, cancellation (by call and by a callback's status), and every argument error.
+ * a job that fails, cancellation (by call and by a callback's status), every argument error, and
+ * a job reporting progress to a progress server (trainer_progress_server_*) it was rendered with.
  * The pods run in the host fallback (TRAINER_ISOLATION_HOST) so the test needs no privilege;
  * tests/integration/local runs pods in their namespaces.
  */
@@ -255,10 +256,121 @@ static void test_argument_errors(const char* dir) {
   free((char*)o.run_dir);
 }
 
+/* A TrainJob whose trainer pod reports progress to the run's progress server (its env, CA and
+ * projected token, rendered with the server) with a plain HTTPS POST. */
+static const char* progress_inputs =
+    "apiVersion: trainer.kubeflow.org/v1alpha1\n"
+    "kind: TrainingRuntime\n"
+    "metadata: {name: report, namespace: default}\n"
+    "spec:\n"
+    "  mlPolicy: {numNodes: 1}\n"
+    "  template:\n"
+    "    spec:\n"
+    "      replicatedJobs:\n"
+    "        - name: node\n"
+    "          template:\n"
+    "            metadata:\n"
+    "              labels: {trainer.kubeflow.org/trainjob-ancestor-step: trainer}\n"
+    "            spec:\n"
+    "              template:\n"
+    "                spec:\n"
+    "                  containers:\n"
+    "                    - name: node\n"
+    "                      image: unused\n"
+    "                      command:\n"
+    "                        - python3\n"
+    "                        - -c\n"
+    "                        - |\n"
+    "                          import json, os, ssl, urllib.request\n"
+    "                          env = os.environ\n"
+    "                          body = {'trainerStatus': {'progressPercentage': 55,\n"
+    "                                  'lastUpdatedTime': '2026-01-01T00:00:00Z'}}\n"
+    "                          token = open(env['KUBEFLOW_TRAINER_SERVER_TOKEN']).read()\n"
+    "                          request = urllib.request.Request(\n"
+    "                              env['KUBEFLOW_TRAINER_SERVER_URL'],\n"
+    "                              data=json.dumps(body).encode(), method='POST',\n"
+    "                              headers={'Authorization': 'Bearer ' + token})\n"
+    "                          ca = env['KUBEFLOW_TRAINER_SERVER_CA_CERT']\n"
+    "                          context = ssl.create_default_context(cafile=ca)\n"
+    "                          urllib.request.urlopen(request, context=context, timeout=10)\n"
+    "---\n"
+    "apiVersion: trainer.kubeflow.org/v1alpha1\n"
+    "kind: TrainJob\n"
+    "metadata: {name: report, namespace: default}\n"
+    "spec:\n"
+    "  runtimeRef: {name: report, kind: TrainingRuntime}\n";
+
+static void test_progress(const char* dir) {
+  trainer_progress_server* server = NULL;
+  trainer_error* err = NULL;
+  CHECK(trainer_progress_server_start(NULL, 0, &server, &err) == TRAINER_OK);
+  CHECK(err == NULL && server != NULL);
+  CHECK(trainer_progress_server_port(server) > 0);
+  CHECK(strncmp(trainer_progress_server_ca_cert(server), "-----BEGIN CERTIFICATE-----", 27) == 0);
+  CHECK(trainer_progress_server_port(NULL) == 0 && trainer_progress_server_ca_cert(NULL) == NULL);
+
+  trainer_render_options ro = TRAINER_RENDER_OPTIONS_INIT;
+  ro.feature_gates = "TrainJobStatus=true";
+  ro.progress_server = server;
+  trainer_render_result* rendered = NULL;
+  CHECK(trainer_render(progress_inputs, strlen(progress_inputs), &ro, &rendered, &err) ==
+        TRAINER_OK);
+  if (rendered == NULL) {
+    fprintf(stderr, "render: %s\n", err != NULL ? trainer_error_message(err) : "?");
+    trainer_error_free(err);
+    trainer_progress_server_free(server);
+    ++failures;
+    return;
+  }
+  /* The objects and the TrainJob as one YAML stream (of JSON documents, then the YAML one). */
+  size_t size = strlen(progress_inputs) + 5;
+  for (size_t i = 0; i < trainer_render_result_count(rendered); ++i) {
+    size += strlen(trainer_render_result_json(rendered, i)) + 5;
+  }
+  char* objects = calloc(size, 1);
+  strcat(objects, "---\n");
+  for (size_t i = 0; i < trainer_render_result_count(rendered); ++i) {
+    strcat(objects, trainer_render_result_json(rendered, i));
+    strcat(objects, "\n---\n");
+  }
+  strcat(objects,
+         strstr(progress_inputs, "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob"));
+  /* The URL carries the server's port. */
+  char port[16];
+  snprintf(port, sizeof port, ":%u/", (unsigned)trainer_progress_server_port(server));
+  CHECK(strstr(objects, port) != NULL);
+  trainer_render_result_free(rendered);
+
+  struct sink s = {0, 0, 0, TRAINER_OK};
+  trainer_run_options o = options_for(dir, &s);
+  /* A version 1 struct has no progress server: the projected token is refused. */
+  o.version = 1;
+  trainer_run* run = NULL;
+  expect_error("version 1 options", trainer_run_start(objects, strlen(objects), &o, &run, &err),
+               TRAINER_E_UNSUPPORTED, &err);
+  CHECK(s.freed == 1);
+  s.freed = 0;
+  o.version = TRAINER_RUN_OPTIONS_VERSION;
+  o.progress_server = server;
+  CHECK(trainer_run_start(objects, strlen(objects), &o, &run, &err) == TRAINER_OK);
+  /* The run holds the server: the caller's handle may go at once. */
+  trainer_progress_server_free(server);
+  int32_t phase = -1;
+  CHECK(run != NULL && trainer_run_wait(run, 120000, &phase, &err) == TRAINER_OK);
+  CHECK(phase == TRAINER_RUN_COMPLETE);
+  trainer_buffer status = TRAINER_BUFFER_INIT;
+  CHECK(trainer_run_status(run, &status, &err) == TRAINER_OK);
+  CHECK(status.data != NULL && strstr(status.data, "\"progressPercentage\":55") != NULL);
+  trainer_buffer_free(&status);
+  trainer_run_free(run);
+  free((char*)o.run_dir);
+  free(objects);
+}
+
 int main(void) {
   char* dir = make_dir();
-  char sub[4][512];
-  for (int i = 0; i < 4; ++i) {
+  char sub[5][512];
+  for (int i = 0; i < 5; ++i) {
     snprintf(sub[i], sizeof sub[i], "%s/%d", dir, i);
   }
   test_argument_errors(dir);
@@ -266,6 +378,7 @@ int main(void) {
   test_failed(sub[1]);
   test_cancel(sub[2], 0);
   test_cancel(sub[3], 1);
+  test_progress(sub[4]);
   free(dir);
   if (failures != 0) {
     fprintf(stderr, "c_run_test: %d failure(s)\n", failures);

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
@@ -276,4 +277,63 @@ TEST_CASE("trainer.hpp Run: start errors are trainer::Error values") {
   auto missing = abi::Run::read_status(dir + "/nothing");
   REQUIRE_FALSE(missing.has_value());
   CHECK(missing.error().code == ErrorCode::kNotFound);
+}
+
+TEST_CASE("trainer.hpp ProgressServer: a run rendered and started with it takes its posts") {
+  const std::string dir = fresh_dir();
+  // What a trainer pod does (the Kubeflow SDK's update_trainjob_status() without the SDK).
+  const std::string post = dir + "/post.py";
+  {
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> out(std::fopen(post.c_str(), "w"), std::fclose);
+    REQUIRE(out);
+    std::fputs(
+        "import json, os, ssl, urllib.request\n"
+        "env = os.environ\n"
+        "body = {'trainerStatus': {'progressPercentage': 70, 'estimatedRemainingSeconds': 5,\n"
+        "        'lastUpdatedTime': '2026-01-01T00:00:00Z'}}\n"
+        "token = open(env['KUBEFLOW_TRAINER_SERVER_TOKEN']).read()\n"
+        "request = urllib.request.Request(env['KUBEFLOW_TRAINER_SERVER_URL'], method='POST',\n"
+        "    data=json.dumps(body).encode(), headers={'Authorization': 'Bearer ' + token})\n"
+        "context = ssl.create_default_context(cafile=env['KUBEFLOW_TRAINER_SERVER_CA_CERT'])\n"
+        "urllib.request.urlopen(request, context=context, timeout=10)\n",
+        out.get());
+  }
+  auto server = abi::ProgressServer::start();
+  INFO((server ? std::string() : server.error().message));
+  REQUIRE(server.has_value());
+  CHECK(server->port() > 0);
+  CHECK(server->ca_cert().rfind("-----BEGIN CERTIFICATE-----", 0) == 0);
+
+  abi::RenderOptions render;
+  render.feature_gates = "TrainJobStatus=true";
+  render.progress_server = &*server;
+  auto objects = abi::render(trainjob("python3 " + post), render);
+  INFO((objects ? std::string() : objects.error().message));
+  REQUIRE(objects.has_value());
+  auto yaml = objects->encode(abi::Format::kYaml);
+  REQUIRE(yaml.has_value());
+  CHECK(yaml->find(":" + std::to_string(server->port()) + "/apis/trainer.kubeflow.org/") !=
+        std::string::npos);
+
+  abi::RunOptions options;
+  options.run_dir = dir + "/run";
+  options.isolation = abi::Isolation::kHost;
+  options.progress_server = &*server;
+  auto run = abi::Run::start(*yaml, options);
+  INFO((run ? std::string() : run.error().message));
+  REQUIRE(run.has_value());
+  auto phase = run->wait(kBound);
+  REQUIRE(phase.has_value());
+  CHECK(*phase == abi::RunPhase::kComplete);
+  auto status = run->status();
+  REQUIRE(status.has_value());
+  CHECK(status->find(R"("trainerStatus":{"progressPercentage":70,"estimatedRemainingSeconds":5)") !=
+        std::string::npos);
+
+  // Without the server the projected token has no issuer.
+  options.run_dir = dir + "/run2";
+  options.progress_server = nullptr;
+  auto refused = abi::Run::start(*yaml, options);
+  REQUIRE_FALSE(refused.has_value());
+  CHECK(refused.error().code == ErrorCode::kUnsupported);
 }
