@@ -113,9 +113,8 @@ trainer_status trainer_progress_server_start(const char* bind_address, uint16_t 
 }
 
 uint16_t trainer_progress_server_port(const trainer_progress_server* server) {
-  return guard_value<uint16_t>(0, [&]() -> uint16_t {
-    return server == nullptr ? 0 : server->server->port();
-  });
+  return guard_value<uint16_t>(
+      0, [&]() -> uint16_t { return server == nullptr ? 0 : server->server->port(); });
 }
 
 const char* trainer_progress_server_ca_cert(const trainer_progress_server* server) {
@@ -133,8 +132,8 @@ trainer_status trainer_run_start(const char* objects, size_t len,
                                  trainer_error** err) {
   // The caller's user data is ours from here on, whatever happens.
   auto sink = std::make_shared<LogSink>();
-  const bool known_version =
-      options != nullptr && options->version >= 1 && options->version <= TRAINER_RUN_OPTIONS_VERSION;
+  const bool known_version = options != nullptr && options->version >= 1 &&
+                             options->version <= TRAINER_RUN_OPTIONS_VERSION;
   if (known_version) {
     sink->fn = options->on_log;
     sink->user_data = options->log_user_data;
