@@ -27,6 +27,9 @@ type RenderOptions struct {
 	// Framework is the plugin pipeline [the built-in plugins of the gates]. With a Framework,
 	// its gates apply: FeatureGates and Gates must be empty.
 	Framework *Framework
+	// ProgressServer is a local run's progress server: its port and CA go into the rendered
+	// TrainJobStatus env and <job>-tls-config [upstream's port, the Secret among the inputs].
+	ProgressServer *ProgressServer
 }
 
 // RenderedObject is one object a render produced.
@@ -95,6 +98,12 @@ func Render(input []byte, opts *RenderOptions) (*RenderResult, error) {
 		}
 		defer unlock()
 		copts.framework = fw
+		ps, unlockServer, err := opts.ProgressServer.use()
+		if err != nil {
+			return nil, err
+		}
+		defer unlockServer()
+		copts.progress_server = ps
 		fields := []struct {
 			dst **C.char
 			val string

@@ -81,6 +81,9 @@ type RunOptions struct {
 	// does a panic (Wait then reports it). It must not call Wait or Close of its own run.
 	// [nil: lines go only to the run folder's log files]
 	OnLog func(LogLine) bool
+	// ProgressServer is the progress server the objects were rendered with [none: a projected
+	// service account token is refused with ErrUnsupported].
+	ProgressServer *ProgressServer
 }
 
 // Run is a local execution of the objects rendered for one TrainJob (trainer_run). Its methods
@@ -114,6 +117,12 @@ func StartRun(objects []byte, opts RunOptions) (*Run, error) {
 	}
 	copts.run_dir = strs.get(opts.Dir)
 	copts.pod_helper = strs.get(opts.PodHelper)
+	ps, unlockServer, err := opts.ProgressServer.use()
+	if err != nil {
+		return nil, err
+	}
+	defer unlockServer()
+	copts.progress_server = ps
 	var sink *runLogSink
 	if opts.OnLog != nil {
 		sink = &runLogSink{fn: opts.OnLog}

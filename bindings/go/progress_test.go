@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package trainer
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// What a trainer pod does with the Kubeflow SDK's update_trainjob_status(), without the SDK.
+const progressPost = `import json, os, ssl, urllib.request
+env = os.environ
+body = {"trainerStatus": {"progressPercentage": 30, "lastUpdatedTime": "2026-01-01T00:00:00Z"}}
+token = open(env["KUBEFLOW_TRAINER_SERVER_TOKEN"]).read()
+request = urllib.request.Request(env["KUBEFLOW_TRAINER_SERVER_URL"], method="POST",
+    data=json.dumps(body).encode(), headers={"Authorization": "Bearer " + token})
+context = ssl.create_default_context(cafile=env["KUBEFLOW_TRAINER_SERVER_CA_CERT"])
+urllib.request.urlopen(request, context=context, timeout=10)
+`
+
+func TestLocalRunReportsProgress(t *testing.T) {
+	dir := t.TempDir()
+	post := filepath.Join(dir, "post.py")
+	if err := os.WriteFile(post, []byte(progressPost), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	server, err := StartProgressServer("", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer server.Close()
+	if server.Port() == 0 || !strings.HasPrefix(server.CACert(), "-----BEGIN CERTIFICATE-----") {
+		t.Fatalf("Port() = %d, CACert() = %q", server.Port(), server.CACert())
+	}
+	input, err := os.ReadFile(filepath.Join("..", "..", "tests", "cli", "data", "echo-job.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	input = []byte(strings.Replace(string(input), `["sh", "-c", "echo hello-from-echo"]`, `["python3", "`+post+`"]`, 1))
+	rendered, err := Render(input, &RenderOptions{Namespace: "default", Gates: map[string]bool{"TrainJobStatus": true}, ProgressServer: server})
+	if err != nil {
+		t.Fatal(err)
+	}
+	objects, err := rendered.Encode(FormatYAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(objects), ":"+strconv.Itoa(int(server.Port()))+"/apis/trainer.kubeflow.org/") {
+		t.Fatalf("the rendered URL lacks the server's port:\n%s", objects)
+	}
+	// Without the server nothing issues the pod's token.
+	if _, err := StartRun(objects, RunOptions{Dir: filepath.Join(dir, "none"), Isolation: IsolationHost}); !errors.Is(err, ErrUnsupported) {
+		t.Fatalf("a run without the server: %v", err)
+	}
+	run, err := StartRun(objects, RunOptions{Dir: filepath.Join(dir, "run"), Isolation: IsolationHost, ProgressServer: server})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Close()
+	// The run holds the server: the handle may go.
+	server.Close()
+	if server.Port() != 0 {
+		t.Errorf("Port() after Close = %d", server.Port())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if phase, err := run.Wait(ctx); err != nil || phase != RunComplete {
+		status, _ := run.Status()
+		t.Fatalf("Wait = %v, %v; status %s", phase, err, status)
+	}
+	status, err := run.Status()
+	if err != nil || !strings.Contains(string(status), `"trainerStatus":{"progressPercentage":30`) {
+		t.Fatalf("Status() = %s, %v", status, err)
+	}
+	if _, err := Render(input, &RenderOptions{Namespace: "default", ProgressServer: server}); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("Render with a closed server: %v", err)
+	}
+}
