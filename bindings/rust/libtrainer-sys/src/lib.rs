@@ -142,10 +142,13 @@ pub struct trainer_render_options {
     /// Struct version 2: the plugins (borrowed for the call); NULL: the built-in plugins of
     /// `feature_gates`. With a framework, `feature_gates` must be NULL or "".
     pub framework: *const trainer_framework,
+    /// Struct version 3: a local run's progress server (borrowed for the call): its port and CA
+    /// in the render.
+    pub progress_server: *const trainer_progress_server,
 }
 
-/// Struct versions: 1 ends with `parse`; 2 adds `framework`.
-pub const TRAINER_RENDER_OPTIONS_VERSION: u32 = 2;
+/// Struct versions: 1 ends with `parse`; 2 adds `framework`; 3 adds `progress_server`.
+pub const TRAINER_RENDER_OPTIONS_VERSION: u32 = 3;
 
 impl trainer_render_options {
     /// `TRAINER_RENDER_OPTIONS_INIT`.
@@ -159,6 +162,7 @@ impl trainer_render_options {
         builtin_runtimes: 0,
         parse: core::ptr::null(),
         framework: core::ptr::null(),
+        progress_server: core::ptr::null(),
     };
 }
 
@@ -876,9 +880,13 @@ pub struct trainer_run_options {
     /// Called once with `log_user_data` when the run is freed, or at once when
     /// `trainer_run_start` fails after reading the options.
     pub log_user_data_free: trainer_user_data_free_fn,
+    /// Struct version 2: the progress server the objects were rendered with (borrowed for the
+    /// call; the run keeps its own reference).
+    pub progress_server: *const trainer_progress_server,
 }
 
-pub const TRAINER_RUN_OPTIONS_VERSION: u32 = 1;
+/// Struct versions: 1 ends with `log_user_data_free`; 2 adds `progress_server`.
+pub const TRAINER_RUN_OPTIONS_VERSION: u32 = 2;
 
 impl trainer_run_options {
     /// `TRAINER_RUN_OPTIONS_INIT`.
@@ -890,15 +898,28 @@ impl trainer_run_options {
         on_log: None,
         log_user_data: core::ptr::null_mut(),
         log_user_data_free: None,
+        progress_server: core::ptr::null(),
     };
 }
 
 opaque! {
     /// A running (or finished) local execution. Shareable; `trainer_run_free` comes last.
     trainer_run;
+    /// The TrainJobStatus progress endpoint of local runs. Shareable; runs hold it.
+    trainer_progress_server;
 }
 
 unsafe extern "C" {
+    pub fn trainer_progress_server_start(
+        bind_address: *const c_char,
+        port: u16,
+        out: *mut *mut trainer_progress_server,
+        err: *mut *mut trainer_error,
+    ) -> trainer_status;
+    pub fn trainer_progress_server_port(server: *const trainer_progress_server) -> u16;
+    pub fn trainer_progress_server_ca_cert(server: *const trainer_progress_server)
+        -> *const c_char;
+    pub fn trainer_progress_server_free(server: *mut trainer_progress_server);
     pub fn trainer_run_start(
         objects: *const c_char,
         len: usize,

@@ -38,7 +38,9 @@ pub use controller::{
 pub use convert::{convert, Conversion, ConvertOptions};
 pub use document::{Document, DocumentList, DocumentMut, Format, ParseOptions};
 pub use error::{Code, Error, FieldError, Result};
-pub use local::{read_run_status, Isolation, LogFn, LogLine, Phase, Run, RunOptions};
+pub use local::{
+    read_run_status, Isolation, LogFn, LogLine, Phase, ProgressServer, Run, RunOptions,
+};
 pub use plugin::{
     json_quote, plugin_entry, Framework, Phases, Plugin, PluginError, PluginHandle, PluginResult,
     Request, FRAMEWORK_LABEL_POINTER,

@@ -10,6 +10,7 @@ use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::ptr::{self, NonNull};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// How pods are isolated.
@@ -88,6 +89,85 @@ pub struct RunOptions {
     pub pod_helper: Option<PathBuf>,
     /// [lines only go to the run folder's log files]
     pub on_log: Option<LogFn>,
+    /// The progress server the objects were rendered with [none: a projected service account
+    /// token is refused with [`Code::UNSUPPORTED`]].
+    pub progress_server: Option<ProgressServer>,
+}
+
+/// The TrainJobStatus progress endpoint of local runs (`trainer_progress_server`,
+/// docs/local.md "Progress"): render with it ([`RenderOptions::progress_server`](
+/// crate::RenderOptions::progress_server), with `TrainJobStatus=true`) and run with it
+/// ([`RunOptions::progress_server`]), and the pods' progress posts become the run's
+/// `trainerStatus`. Clones share one server; runs started with it keep it serving.
+#[derive(Clone)]
+pub struct ProgressServer(Arc<ServerHandle>);
+
+struct ServerHandle(NonNull<sys::trainer_progress_server>);
+
+// SAFETY: local.h: the progress server is thread-safe; free is Drop, the last call.
+unsafe impl Send for ServerHandle {}
+unsafe impl Sync for ServerHandle {}
+
+impl Drop for ServerHandle {
+    fn drop(&mut self) {
+        // SAFETY: owned, freed once.
+        unsafe { sys::trainer_progress_server_free(self.0.as_ptr()) }
+    }
+}
+
+impl ProgressServer {
+    /// Listens on `bind_address` (`None`: 127.0.0.1) and `port` (0: a free one). Errors:
+    /// [`Code::INVALID_ARGUMENT`] (a bad address), [`Code::IO`] (the port is taken).
+    pub fn start(bind_address: Option<&str>, port: u16) -> Result<ProgressServer> {
+        let address = bind_address
+            .map(|a| {
+                CString::new(a).map_err(|_| {
+                    Error::new(Code::INVALID_ARGUMENT, "the bind address contains a NUL character")
+                })
+            })
+            .transpose()?;
+        let mut out = ptr::null_mut();
+        let mut err = ptr::null_mut();
+        // SAFETY: the address lives for the call; out-parameters are valid.
+        unsafe {
+            Error::check(
+                sys::trainer_progress_server_start(
+                    address.as_ref().map_or(ptr::null(), |a| a.as_ptr()),
+                    port,
+                    &mut out,
+                    &mut err,
+                ),
+                err,
+            )?
+        };
+        NonNull::new(out).map(|p| ProgressServer(Arc::new(ServerHandle(p)))).ok_or_else(|| {
+            Error::new(Code::INTERNAL, "trainer_progress_server_start returned NULL")
+        })
+    }
+
+    /// The port it listens on.
+    pub fn port(&self) -> u16 {
+        // SAFETY: a live handle.
+        unsafe { sys::trainer_progress_server_port(self.raw()) }
+    }
+
+    /// Its CA certificate (PEM), what the pods verify it with.
+    pub fn ca_cert(&self) -> String {
+        // SAFETY: a live handle; the text lives as long as it.
+        unsafe { CStr::from_ptr(sys::trainer_progress_server_ca_cert(self.raw())) }
+            .to_string_lossy()
+            .into_owned()
+    }
+
+    pub(crate) fn raw(&self) -> *const sys::trainer_progress_server {
+        self.0 .0.as_ptr()
+    }
+}
+
+impl fmt::Debug for ProgressServer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ProgressServer").field("port", &self.port()).finish()
+    }
 }
 
 unsafe extern "C" fn log_trampoline(
@@ -168,6 +248,8 @@ impl Run {
             Isolation::Host => sys::TRAINER_ISOLATION_HOST,
         };
         opts.pod_helper = helper.as_ref().map_or(ptr::null(), |h| h.as_ptr());
+        opts.progress_server =
+            options.progress_server.as_ref().map_or(ptr::null(), ProgressServer::raw);
         if let Some(f) = options.on_log {
             // The library owns it from here: log_free runs when the run is freed, or at once
             // when the start fails (the options are of a known version, so they are read).

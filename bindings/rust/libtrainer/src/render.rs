@@ -3,7 +3,9 @@
 //! create out, as `trainerctl render` prints them.
 
 use crate::cluster::CStrings;
-use crate::{opt_string, sys, Buffer, Code, Error, Format, Framework, ParseOptions, Result};
+use crate::{
+    opt_string, sys, Buffer, Code, Error, Format, Framework, ParseOptions, ProgressServer, Result,
+};
 use core::ffi::c_char;
 use core::ptr::{self, NonNull};
 
@@ -27,6 +29,9 @@ pub struct RenderOptions {
     pub parse: Option<ParseOptions>,
     /// The plugins [the built-in plugins of `feature_gates`].
     pub framework: Option<Framework>,
+    /// A local run's progress server: its port and CA in the rendered TrainJobStatus env and
+    /// `<job>-tls-config` [upstream's port, the Secret among the inputs].
+    pub progress_server: Option<ProgressServer>,
 }
 
 /// One rendered object.
@@ -73,6 +78,8 @@ pub fn render(input: impl AsRef<[u8]>, options: &RenderOptions) -> Result<Render
     let parse = options.parse.as_ref().map(ParseOptions::raw);
     opts.parse = parse.as_ref().map_or(ptr::null(), |p| p as *const _);
     opts.framework = options.framework.as_ref().map_or(ptr::null(), Framework::in_use);
+    opts.progress_server =
+        options.progress_server.as_ref().map_or(ptr::null(), ProgressServer::raw);
     let mut out = ptr::null_mut();
     let mut err = ptr::null_mut();
     // SAFETY: the input, strings and options live for the call; out-parameters are valid.

@@ -5,8 +5,8 @@
 //! cancel, a callback that stops the run.
 
 use libtrainer::{
-    read_run_status, render, Code, Format, Isolation, LogLine, Phase, RenderOptions, Run,
-    RunOptions,
+    read_run_status, render, Code, Format, Isolation, LogLine, Phase, ProgressServer,
+    RenderOptions, Run, RunOptions,
 };
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -245,4 +245,58 @@ fn start_errors_are_typed_and_the_closure_is_dropped() {
     assert_eq!(e.code, Code::NOT_FOUND, "{e}");
     assert_eq!(Phase(99).name(), "Unknown");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// What a trainer pod does with the Kubeflow SDK's update_trainjob_status(), without the SDK.
+const PROGRESS_POST: &str = "import json, os, ssl, urllib.request
+env = os.environ
+body = {'trainerStatus': {'progressPercentage': 65, 'lastUpdatedTime': '2026-01-01T00:00:00Z'}}
+token = open(env['KUBEFLOW_TRAINER_SERVER_TOKEN']).read()
+request = urllib.request.Request(env['KUBEFLOW_TRAINER_SERVER_URL'], method='POST',
+    data=json.dumps(body).encode(), headers={'Authorization': 'Bearer ' + token})
+context = ssl.create_default_context(cafile=env['KUBEFLOW_TRAINER_SERVER_CA_CERT'])
+urllib.request.urlopen(request, context=context, timeout=10)
+";
+
+#[test]
+fn a_local_run_reports_progress_to_its_progress_server() {
+    let dir = scratch("progress");
+    let post = dir.join("post.py");
+    std::fs::write(&post, PROGRESS_POST).unwrap();
+    let server = ProgressServer::start(None, 0).expect("progress server");
+    assert!(server.port() > 0);
+    assert!(server.ca_cert().starts_with("-----BEGIN CERTIFICATE-----"));
+    let objects = render(
+        input(&format!("python3 {}", post.display())),
+        &RenderOptions {
+            feature_gates: Some("TrainJobStatus=true".into()),
+            progress_server: Some(server.clone()),
+            ..Default::default()
+        },
+    )
+    .expect("render")
+    .encode(Format::Yaml)
+    .expect("encode");
+    assert!(objects.contains(&format!(":{}/apis/trainer.kubeflow.org/", server.port())));
+    // Without the server nothing issues the pods' tokens.
+    let refused = Run::start(
+        &objects,
+        RunOptions { run_dir: dir.join("none"), isolation: Isolation::Host, ..Default::default() },
+    );
+    assert_eq!(refused.err().map(|e| e.code), Some(Code::UNSUPPORTED));
+    let run = Run::start(
+        &objects,
+        RunOptions {
+            run_dir: dir.join("run"),
+            isolation: Isolation::Host,
+            progress_server: Some(server.clone()),
+            ..Default::default()
+        },
+    )
+    .expect("start");
+    // The run holds the server: every handle here may go.
+    drop(server);
+    assert_eq!(run.wait(Some(Duration::from_secs(60))).expect("wait"), Phase::COMPLETE);
+    let status = run.status().expect("status");
+    assert!(status.contains(r#""trainerStatus":{"progressPercentage":65"#), "{status}");
 }
