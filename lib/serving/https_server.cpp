@@ -12,7 +12,9 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/ssl/context.hpp>
 #include <boost/asio/strand.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/string.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/read.hpp>
@@ -268,6 +270,11 @@ struct HttpsServer::Impl {
 
 namespace {
 
+constexpr char kContinue[] = "HTTP/1.1 100 Continue\r\n\r\n";
+// What is read and dropped of an unread body before its connection closes (Go's server: 256 KiB).
+constexpr std::size_t kDiscardBytes = 256 * 1024;
+constexpr std::chrono::seconds kDiscardTime{1};
+
 // One connection: optional TLS handshake, then requests one after the other (keep-alive), each
 // read under read_timeout (the wait for a kept-alive connection's next request under
 // idle_timeout) and answered under write_timeout.
@@ -377,6 +384,12 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
       }
     }
     const bool has_body = parser_->chunked() || parser_->content_length().value_or(0) > 0;
+    // A client that waits for `100 Continue` (curl does for bodies over 1 KiB) has sent no body
+    // yet: it gets the interim answer only when its body is wanted, and nothing is left unread
+    // when it is not.
+    const bool expects_continue =
+        version_ == 11 && beast::iequals(header[http::field::expect], "100-continue");
+    unread_body_ = has_body && !expects_continue;
     if (route_ == nullptr) {
       // The body is not read: the answer closes the connection when one was sent.
       if (has_body) keep_alive_ = false;
@@ -386,10 +399,28 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     if (parser_->content_length() && *parser_->content_length() > limit) return too_large();
     if (parser_->is_done()) return answer(server_.dispatch(request_, route_, true));
     parser_->body_limit(limit);
+    if (expects_continue) {
+      lowest().expires_after(server_.options.write_timeout);
+      return asio::async_write(
+          stream_, asio::buffer(kContinue, sizeof kContinue - 1),
+          [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
+            if (ec) return self->close_now();
+            self->read_body();
+          });
+    }
+    read_body();
+  }
+
+  void read_body() {
+    lowest().expires_after(server_.options.read_timeout);
     http::async_read(stream_, buffer_, *parser_,
                      [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
-                       if (ec == http::error::body_limit) return self->too_large();
+                       if (ec == http::error::body_limit) {
+                         self->unread_body_ = true;
+                         return self->too_large();
+                       }
                        if (ec) return self->close_now();
+                       self->unread_body_ = false;
                        self->request_.body = std::move(self->parser_->get().body());
                        self->answer(self->server_.dispatch(self->request_, self->route_, true));
                      });
@@ -433,10 +464,37 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     http::async_write(stream_, *response_,
                       [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
                         if (ec) return self->close_now();
+                        if (!self->keep_alive_ && self->unread_body_)
+                          return self->discard_and_close();
                         if (!self->keep_alive_) return self->close_gracefully();
                         self->response_.reset();
                         self->wait_for_request();
                       });
+  }
+
+  // After an answer to a request whose body was not read (too large, no route): a client still
+  // sending it would get a reset, and lose the answer, if the socket closed with its bytes
+  // unread. As Go's server does, what it sends is read and dropped for a while first (bounded
+  // in time and bytes); a plain connection says it is done writing at once.
+  void discard_and_close() {
+    unread_body_ = false;
+    if constexpr (!kTls) {
+      beast::error_code ignored;
+      lowest().socket().shutdown(tcp::socket::shutdown_send, ignored);
+    }
+    discard_left_ = kDiscardBytes;
+    lowest().expires_after(kDiscardTime);
+    discard_some();
+  }
+
+  void discard_some() {
+    buffer_.consume(buffer_.size());
+    stream_.async_read_some(buffer_.prepare(16 * 1024),
+                            [self = this->shared_from_this()](beast::error_code ec, std::size_t n) {
+                              if (ec || n >= self->discard_left_) return self->close_gracefully();
+                              self->discard_left_ -= n;
+                              self->discard_some();
+                            });
   }
 
   void close_gracefully() {
@@ -469,6 +527,8 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   bool path_matched_ = false;
   unsigned version_ = 11;
   bool keep_alive_ = false;
+  bool unread_body_ = false;  // the request's body (or part of it) was not read
+  std::size_t discard_left_ = 0;
   bool head_ = false;
   bool idle_ = false;  // waiting for a request's first byte: stop() closes the connection
   bool first_ = true;  // no request read yet: the wait is under read_timeout
