@@ -258,8 +258,12 @@ static void test_options_init(void) {
   CHECK(mem.v2.framework == garbage); /* not written: a version-1 caller owns no such field */
   CHECK(trainer_render_options_init(&mem.v2, 2) == TRAINER_OK);
   CHECK(mem.v2.version == 2 && mem.v2.framework == NULL && mem.v2.uid == NULL);
+  /* not written: a version-2 caller owns no progress_server */
+  CHECK((const void*)mem.v2.progress_server == (const void*)garbage);
+  CHECK(trainer_render_options_init(&mem.v2, 3) == TRAINER_OK);
+  CHECK(mem.v2.version == 3 && mem.v2.progress_server == NULL);
   CHECK(trainer_render_options_init(&mem.v2, 0) == TRAINER_E_INVALID_ARGUMENT);
-  CHECK(trainer_render_options_init(&mem.v2, 3) == TRAINER_E_INVALID_ARGUMENT);
+  CHECK(trainer_render_options_init(&mem.v2, 4) == TRAINER_E_INVALID_ARGUMENT);
   CHECK(trainer_render_options_init(NULL, 2) == TRAINER_E_INVALID_ARGUMENT);
 }
 

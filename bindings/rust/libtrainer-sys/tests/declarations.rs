@@ -397,11 +397,11 @@ fn transparent_structs_have_the_header_fields_in_order() {
     );
     // The last field of structs of every header, so a header the parse skipped fails.
     for (name, last) in [
-        ("trainer_render_options", "framework"),
+        ("trainer_render_options", "progress_server"),
         ("trainer_cluster_apply_options", "framework"),
         ("trainer_controller_options", "status_server_port"),
         ("trainer_comm_options", "cuda_stream"),
-        ("trainer_run_options", "log_user_data_free"),
+        ("trainer_run_options", "progress_server"),
         ("trainer_plugin_host", "reply_set_error"),
         ("trainer_plugin_descriptor", "status"),
     ] {
