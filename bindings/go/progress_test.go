@@ -13,21 +13,11 @@ import (
 	"time"
 )
 
-// What a trainer pod does with the Kubeflow SDK's update_trainjob_status(), without the SDK.
-const progressPost = `import json, os, ssl, urllib.request
-env = os.environ
-body = {"trainerStatus": {"progressPercentage": 30, "lastUpdatedTime": "2026-01-01T00:00:00Z"}}
-token = open(env["KUBEFLOW_TRAINER_SERVER_TOKEN"]).read()
-request = urllib.request.Request(env["KUBEFLOW_TRAINER_SERVER_URL"], method="POST",
-    data=json.dumps(body).encode(), headers={"Authorization": "Bearer " + token})
-context = ssl.create_default_context(cafile=env["KUBEFLOW_TRAINER_SERVER_CA_CERT"])
-urllib.request.urlopen(request, context=context, timeout=10)
-`
-
 func TestLocalRunReportsProgress(t *testing.T) {
 	dir := t.TempDir()
-	post := filepath.Join(dir, "post.py")
-	if err := os.WriteFile(post, []byte(progressPost), 0o644); err != nil {
+	// What a trainer pod does with the Kubeflow SDK's update_trainjob_status(), without the SDK.
+	post, err := filepath.Abs(filepath.Join("..", "..", "tests", "data", "local", "progress_post.py"))
+	if err != nil {
 		t.Fatal(err)
 	}
 	server, err := StartProgressServer("", 0)
@@ -42,7 +32,7 @@ func TestLocalRunReportsProgress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	input = []byte(strings.Replace(string(input), `["sh", "-c", "echo hello-from-echo"]`, `["python3", "`+post+`"]`, 1))
+	input = []byte(strings.Replace(string(input), `["sh", "-c", "echo hello-from-echo"]`, `["python3", "`+post+`", "30"]`, 1))
 	rendered, err := Render(input, &RenderOptions{Namespace: "default", Gates: map[string]bool{"TrainJobStatus": true}, ProgressServer: server})
 	if err != nil {
 		t.Fatal(err)

@@ -257,7 +257,7 @@ static void test_argument_errors(const char* dir) {
 }
 
 /* A TrainJob whose trainer pod reports progress to the run's progress server (its env, CA and
- * projected token, rendered with the server) with a plain HTTPS POST. */
+ * projected token, rendered with the server): tests/data/local/progress_post.py. */
 static const char* progress_inputs =
     "apiVersion: trainer.kubeflow.org/v1alpha1\n"
     "kind: TrainingRuntime\n"
@@ -277,22 +277,8 @@ static const char* progress_inputs =
     "                  containers:\n"
     "                    - name: node\n"
     "                      image: unused\n"
-    "                      command:\n"
-    "                        - python3\n"
-    "                        - -c\n"
-    "                        - |\n"
-    "                          import json, os, ssl, urllib.request\n"
-    "                          env = os.environ\n"
-    "                          body = {'trainerStatus': {'progressPercentage': 55,\n"
-    "                                  'lastUpdatedTime': '2026-01-01T00:00:00Z'}}\n"
-    "                          token = open(env['KUBEFLOW_TRAINER_SERVER_TOKEN']).read()\n"
-    "                          request = urllib.request.Request(\n"
-    "                              env['KUBEFLOW_TRAINER_SERVER_URL'],\n"
-    "                              data=json.dumps(body).encode(), method='POST',\n"
-    "                              headers={'Authorization': 'Bearer ' + token})\n"
-    "                          ca = env['KUBEFLOW_TRAINER_SERVER_CA_CERT']\n"
-    "                          context = ssl.create_default_context(cafile=ca)\n"
-    "                          urllib.request.urlopen(request, context=context, timeout=10)\n"
+    "                      command: [python3, " TRAINER_TEST_PROGRESS_POST
+    ", '55']\n"
     "---\n"
     "apiVersion: trainer.kubeflow.org/v1alpha1\n"
     "kind: TrainJob\n"

@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
@@ -281,23 +280,6 @@ TEST_CASE("trainer.hpp Run: start errors are trainer::Error values") {
 
 TEST_CASE("trainer.hpp ProgressServer: a run rendered and started with it takes its posts") {
   const std::string dir = fresh_dir();
-  // What a trainer pod does (the Kubeflow SDK's update_trainjob_status() without the SDK).
-  const std::string post = dir + "/post.py";
-  {
-    std::unique_ptr<std::FILE, int (*)(std::FILE*)> out(std::fopen(post.c_str(), "w"), std::fclose);
-    REQUIRE(out);
-    std::fputs(
-        "import json, os, ssl, urllib.request\n"
-        "env = os.environ\n"
-        "body = {'trainerStatus': {'progressPercentage': 70, 'estimatedRemainingSeconds': 5,\n"
-        "        'lastUpdatedTime': '2026-01-01T00:00:00Z'}}\n"
-        "token = open(env['KUBEFLOW_TRAINER_SERVER_TOKEN']).read()\n"
-        "request = urllib.request.Request(env['KUBEFLOW_TRAINER_SERVER_URL'], method='POST',\n"
-        "    data=json.dumps(body).encode(), headers={'Authorization': 'Bearer ' + token})\n"
-        "context = ssl.create_default_context(cafile=env['KUBEFLOW_TRAINER_SERVER_CA_CERT'])\n"
-        "urllib.request.urlopen(request, context=context, timeout=10)\n",
-        out.get());
-  }
   auto server = abi::ProgressServer::start();
   INFO((server ? std::string() : server.error().message));
   REQUIRE(server.has_value());
@@ -307,7 +289,9 @@ TEST_CASE("trainer.hpp ProgressServer: a run rendered and started with it takes 
   abi::RenderOptions render;
   render.feature_gates = "TrainJobStatus=true";
   render.progress_server = &*server;
-  auto objects = abi::render(trainjob("python3 " + post), render);
+  // The pod reports 70% and 5 s left (tests/data/local/progress_post.py).
+  auto objects =
+      abi::render(trainjob(std::string("python3 ") + TRAINER_TEST_PROGRESS_POST + " 70 5"), render);
   INFO((objects ? std::string() : objects.error().message));
   REQUIRE(objects.has_value());
   auto yaml = objects->encode(abi::Format::kYaml);

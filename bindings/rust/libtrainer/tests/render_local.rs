@@ -247,27 +247,17 @@ fn start_errors_are_typed_and_the_closure_is_dropped() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// What a trainer pod does with the Kubeflow SDK's update_trainjob_status(), without the SDK.
-const PROGRESS_POST: &str = "import json, os, ssl, urllib.request
-env = os.environ
-body = {'trainerStatus': {'progressPercentage': 65, 'lastUpdatedTime': '2026-01-01T00:00:00Z'}}
-token = open(env['KUBEFLOW_TRAINER_SERVER_TOKEN']).read()
-request = urllib.request.Request(env['KUBEFLOW_TRAINER_SERVER_URL'], method='POST',
-    data=json.dumps(body).encode(), headers={'Authorization': 'Bearer ' + token})
-context = ssl.create_default_context(cafile=env['KUBEFLOW_TRAINER_SERVER_CA_CERT'])
-urllib.request.urlopen(request, context=context, timeout=10)
-";
-
 #[test]
 fn a_local_run_reports_progress_to_its_progress_server() {
     let dir = scratch("progress");
-    let post = dir.join("post.py");
-    std::fs::write(&post, PROGRESS_POST).unwrap();
+    // What a trainer pod does with the Kubeflow SDK's update_trainjob_status(), without the SDK.
+    let post = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../tests/data/local/progress_post.py");
     let server = ProgressServer::start(None, 0).expect("progress server");
     assert!(server.port() > 0);
     assert!(server.ca_cert().starts_with("-----BEGIN CERTIFICATE-----"));
     let objects = render(
-        input(&format!("python3 {}", post.display())),
+        input(&format!("python3 {} 65", post.display())),
         &RenderOptions {
             feature_gates: Some("TrainJobStatus=true".into()),
             progress_server: Some(server.clone()),
