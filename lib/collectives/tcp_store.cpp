@@ -10,6 +10,8 @@
 // address otherwise (the master address is usually this pod's own DNS name).
 #include "collectives/tcp_store.hpp"
 
+#include "api/backoff.hpp"
+
 #include "collectives/tcp_store_protocol.hpp"
 
 #include <openssl/rand.h>
@@ -185,7 +187,8 @@ Result<Fd> listen_on(const RendezvousOptions& o) {
 
 // Connects to rank 0, retrying (refused, unreachable, not yet resolvable) until the deadline.
 Result<Fd> connect_with_retry(const RendezvousOptions& o, Clock::time_point deadline) {
-  auto backoff = std::chrono::milliseconds(2);
+  trainer::detail::ExponentialBackoff backoff{std::chrono::milliseconds(2),
+                                              std::chrono::milliseconds(100)};
   std::string last = "no attempt";
   for (;;) {
     auto addrs = resolve(o.host, o.port);
@@ -228,8 +231,7 @@ Result<Fd> connect_with_retry(const RendezvousOptions& o, Clock::time_point dead
                                            " within " + std::to_string(o.timeout.count()) +
                                            " ms (last error: " + last + ")");
     }
-    std::this_thread::sleep_for(std::min<Clock::duration>(backoff, deadline - now));
-    backoff = std::min(backoff * 2, std::chrono::milliseconds(100));
+    std::this_thread::sleep_for(std::min<Clock::duration>(backoff.next(), deadline - now));
   }
 }
 

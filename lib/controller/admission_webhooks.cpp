@@ -11,8 +11,8 @@
 #include "controller/cluster_lookup.hpp"
 #include "controller/controller_internal.hpp"
 #include "serving/https_server.hpp"
-#include "ssh/base64.hpp"
 #include "trainer/admission.hpp"
+#include "trainer/base64.hpp"
 #include "trainer/codec.hpp"
 #include "trainer/defaults.hpp"
 #include "trainer/render.hpp"
@@ -532,7 +532,7 @@ Response AdmissionWebhooks::mutate_train_job(const Request& request) const {
     response["status"] = status(200, {}, {});
     if (!ops.empty()) {
       response["patchType"] = "JSONPatch";
-      response["patch"] = trainer::detail::base64_encode(json::serialize(ops));
+      response["patch"] = trainer::base64_encode(json::serialize(ops));
     }
     return review_answer(review.api_version, review.uid, std::move(response));
   });

@@ -2,7 +2,7 @@
 #include "controller/webhook_certs.hpp"
 
 #include "api/json_path.hpp"
-#include "ssh/base64.hpp"
+#include "trainer/base64.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
@@ -74,7 +74,7 @@ std::optional<serving::CertificateSet> decode_secret(const boost::json::object& 
   for (int i = 0; i < 4; ++i) {
     auto text = detail::find_string(*data, keys[i]);
     if (!text) return std::nullopt;
-    auto decoded = detail::base64_decode(*text);
+    auto decoded = base64_decode(*text, Base64Decoding::kGo);
     if (!decoded) return std::nullopt;
     values[i] = std::move(*decoded);
   }
@@ -89,10 +89,10 @@ std::string nested_string(const boost::json::object& object, std::string_view pa
 }
 
 boost::json::object encode_data(const serving::CertificateSet& set) {
-  return {{kCaCert, detail::base64_encode(set.ca.cert_pem)},
-          {kCaKey, detail::base64_encode(set.ca.key_pem)},
-          {kTlsCert, detail::base64_encode(set.serving.cert_pem)},
-          {kTlsKey, detail::base64_encode(set.serving.key_pem)}};
+  return {{kCaCert, base64_encode(set.ca.cert_pem)},
+          {kCaKey, base64_encode(set.ca.key_pem)},
+          {kTlsCert, base64_encode(set.serving.cert_pem)},
+          {kTlsKey, base64_encode(set.serving.key_pem)}};
 }
 
 }  // namespace
@@ -276,7 +276,7 @@ Result<void> WebhookCertificates::Impl::inject_ca(const std::string& ca_pem, boo
     if (object.error().code == ErrorCode::kNotFound) return {};
     return tl::unexpected(std::move(object.error()));
   }
-  const std::string bundle = detail::base64_encode(ca_pem);
+  const std::string bundle = base64_encode(ca_pem);
   const auto* webhooks = detail::find_array(*object, "webhooks");
   if (webhooks == nullptr) return {};
   boost::json::array ops;

@@ -6,8 +6,7 @@
 namespace trainer::controller::detail {
 
 WorkQueue::WorkQueue(std::chrono::milliseconds backoff_base, std::chrono::milliseconds backoff_max)
-    : backoff_base_(std::max(backoff_base, std::chrono::milliseconds(0))),
-      backoff_max_(std::max(backoff_max, std::chrono::milliseconds(0))) {}
+    : backoff_(backoff_base, backoff_max) {}
 
 void WorkQueue::add(const std::string& key) {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -38,11 +37,7 @@ void WorkQueue::add_after(const std::string& key, std::chrono::milliseconds dela
 
 std::chrono::milliseconds WorkQueue::when(const std::string& key) {
   std::lock_guard<std::mutex> lock(mutex_);
-  const int exponent = failures_[key]++;
-  // base * 2^exponent without overflow: stop doubling once the cap is reached.
-  auto delay = backoff_base_;
-  for (int i = 0; i < exponent && delay < backoff_max_; ++i) delay *= 2;
-  return std::min(delay, backoff_max_);
+  return backoff_.after(failures_[key]++);
 }
 
 void WorkQueue::add_rate_limited(const std::string& key) {

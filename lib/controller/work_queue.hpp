@@ -13,6 +13,8 @@
 //   again); keys being processed finish, `wait_idle` waits for them with a bound.
 #pragma once
 
+#include "api/backoff.hpp"
+
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
@@ -61,8 +63,7 @@ class WorkQueue {
   // Moves delayed keys whose time came into the queue; returns the next delayed time.
   std::optional<SteadyClock::time_point> promote_locked(SteadyClock::time_point now);
 
-  const std::chrono::milliseconds backoff_base_;
-  const std::chrono::milliseconds backoff_max_;
+  const trainer::detail::ExponentialBackoff backoff_;  // its after(): stateless, per key
   mutable std::mutex mutex_;
   std::condition_variable changed_;
   std::deque<std::string> queue_;

@@ -4,7 +4,7 @@
 
 #include "kube/names.hpp"
 #include "local/path_rules.hpp"
-#include "ssh/base64.hpp"
+#include "trainer/base64.hpp"
 
 #include <boost/json.hpp>
 
@@ -83,7 +83,7 @@ struct Reader {
     if (const auto* bin = find_object(o, "binaryData")) {
       for (const auto& kv : *bin) {
         if (!kv.value().is_string()) continue;
-        if (auto bytes = trainer::detail::base64_decode(kv.value().get_string())) {
+        if (auto bytes = trainer::base64_decode(kv.value().get_string(), Base64Decoding::kGo)) {
           data[kv.key()] = *bytes;
         } else {
           invalid("ConfigMap(" + name + ").binaryData." + std::string(kv.key()),
@@ -104,7 +104,7 @@ struct Reader {
     if (const auto* d = find_object(o, "data")) {
       for (const auto& kv : *d) {
         if (!kv.value().is_string()) continue;
-        if (auto bytes = trainer::detail::base64_decode(kv.value().get_string())) {
+        if (auto bytes = trainer::base64_decode(kv.value().get_string(), Base64Decoding::kGo)) {
           data[kv.key()] = *bytes;
         } else {
           // The value is a secret: never echo it.

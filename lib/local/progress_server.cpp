@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "local/progress_registry.hpp"
 
-#include "ssh/base64.hpp"
+#include "trainer/base64.hpp"
 
 #include "trainer/codec.hpp"
 #include "trainer/collectives.hpp"
@@ -177,11 +177,11 @@ void ProgressServer::configure(RenderContext& ctx) const {
   const std::string secret_name = ctx.config.webhook_secret_name;
   // The Secret the TrainJobStatus plugin reads the CA from, as the certificate manager keeps it
   // on a cluster (only `ca.crt`: the keys stay in this process).
-  json::value secret = json::object{
-      {"apiVersion", "v1"},
-      {"kind", "Secret"},
-      {"metadata", json::object{{"name", secret_name}, {"namespace", ns}}},
-      {"data", json::object{{"ca.crt", trainer::detail::base64_encode(ca_cert_pem())}}}};
+  json::value secret =
+      json::object{{"apiVersion", "v1"},
+                   {"kind", "Secret"},
+                   {"metadata", json::object{{"name", secret_name}, {"namespace", ns}}},
+                   {"data", json::object{{"ca.crt", trainer::base64_encode(ca_cert_pem())}}}};
   ctx.lookup = [previous = std::move(ctx.lookup), secret = std::move(secret), ns, secret_name](
                    std::string_view api_version, std::string_view kind, std::string_view in,
                    std::string_view name) -> std::optional<json::value> {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ssh/openssh_wire.hpp"
 
-#include "ssh/base64.hpp"
+#include "trainer/base64.hpp"
 
 #include <cstdint>
 #include <optional>

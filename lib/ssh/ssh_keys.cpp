@@ -6,8 +6,8 @@
 // parameters. No deprecated EC_KEY/EC_POINT calls.
 #include "trainer/ssh.hpp"
 
-#include "ssh/base64.hpp"
 #include "ssh/openssh_wire.hpp"
+#include "trainer/base64.hpp"
 
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
@@ -87,7 +87,7 @@ int refuse_passphrase(char* /*pass*/, size_t /*size*/, size_t* /*len*/,
 // `-----BEGIN <label>-----\n`, the base64 in 64-column lines, `-----END <label>-----\n`
 // (RFC 7468; the layout of Go's pem.EncodeToMemory and of OpenSSL's PEM writer).
 std::string pem_encode(std::string_view label, std::string_view der) {
-  std::string b64 = detail::base64_encode(der);
+  std::string b64 = base64_encode(der);
   std::string out = "-----BEGIN ";
   out.append(label).append("-----\n");
   for (std::size_t i = 0; i < b64.size(); i += 64) {
@@ -295,8 +295,7 @@ Result<std::string> ssh_public_key_fingerprint(std::string_view authorized_key) 
   if (EVP_Digest(blob->data(), blob->size(), md, &md_len, EVP_sha256(), nullptr) != 1) {
     return openssl_failure("hash the public key");
   }
-  std::string b64 =
-      detail::base64_encode(std::string_view(reinterpret_cast<const char*>(md), md_len));
+  std::string b64 = base64_encode(std::string_view(reinterpret_cast<const char*>(md), md_len));
   while (!b64.empty() && b64.back() == '=') b64.pop_back();
   return "SHA256:" + b64;
 }

@@ -3,6 +3,7 @@
 
 #include "common/trainer_env.hpp"
 #include "flux/flux_detail.hpp"
+#include "trainer/base64.hpp"
 #include "trainer/plugin_support.hpp"
 
 #include <boost/json/array.hpp>
@@ -265,7 +266,8 @@ class FluxPlugin final : public CustomValidationPlugin,
         {"apiVersion", "v1"},
         {"kind", "Secret"},
         {"metadata", owned_object_metadata(curve_secret_name(job), job, uid)},
-        {"data", json::object{{"curve.cert", base64_encode(flux_curve_cert(name, *keys))}}},
+        {"data",
+         json::object{{"curve.cert", trainer::base64_encode(flux_curve_cert(name, *keys))}}},
     };
 
     std::vector<json::value> objects;

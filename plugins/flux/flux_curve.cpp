@@ -44,34 +44,6 @@ std::string z85_encode(std::string_view bytes) {
   return out;
 }
 
-std::string base64_encode(std::string_view bytes) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((bytes.size() + 2) / 3 * 4);
-  std::size_t i = 0;
-  for (; i + 3 <= bytes.size(); i += 3) {
-    const std::uint32_t v =
-        (static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i])) << 16U) |
-        (static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i + 1])) << 8U) |
-        static_cast<unsigned char>(bytes[i + 2]);
-    out += kAlphabet[(v >> 18U) & 63U];
-    out += kAlphabet[(v >> 12U) & 63U];
-    out += kAlphabet[(v >> 6U) & 63U];
-    out += kAlphabet[v & 63U];
-  }
-  const std::size_t rest = bytes.size() - i;
-  if (rest > 0) {
-    std::uint32_t v = static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i])) << 16U;
-    if (rest == 2) v |= static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i + 1])) << 8U;
-    out += kAlphabet[(v >> 18U) & 63U];
-    out += kAlphabet[(v >> 12U) & 63U];
-    out += rest == 2 ? kAlphabet[(v >> 6U) & 63U] : '=';
-    out += '=';
-  }
-  return out;
-}
-
 Result<std::string> x25519_public_key(std::string_view secret_key) {
   if (secret_key.size() != kKeySize) {
     return fail(ErrorCode::kInvalidArgument, "X25519 private key must be 32 bytes");

@@ -56,8 +56,6 @@ using FluxSettings = std::map<std::string, std::string>;
 /// ZeroMQ Z85 (RFC 32/Z85): 4 bytes -> 5 characters of
 /// `0-9a-zA-Z.-:+=^!/*?&<>()[]{}@%$#`; "" when the length is not a multiple of 4 (as upstream).
 [[nodiscard]] std::string z85_encode(std::string_view bytes);
-/// RFC 4648 base64 with padding (Secret `data` values).
-[[nodiscard]] std::string base64_encode(std::string_view bytes);
 
 /// Raw 32-byte X25519 keys.
 struct CurveKeyPair {

@@ -2,7 +2,7 @@
 #include "mpi/mpi_objects.hpp"
 
 #include "common/trainer_env.hpp"
-#include "ssh/base64.hpp"
+#include "trainer/base64.hpp"
 #include "trainer/plugin_support.hpp"
 
 #include <string>
@@ -64,9 +64,8 @@ json::object ssh_auth_secret(const TrainJob& job, std::string_view uid, const Ss
   secret["metadata"] = owned_object_metadata(ssh_auth_secret_name(job_name(job)), job, uid);
   secret["type"] = kSshAuthSecretType;
   secret["immutable"] = true;
-  secret["data"] =
-      json::object{{kSshPrivateKeyKey, ::trainer::detail::base64_encode(keys.private_key_pem)},
-                   {kSshPublicKeyKey, ::trainer::detail::base64_encode(keys.authorized_key)}};
+  secret["data"] = json::object{{kSshPrivateKeyKey, ::trainer::base64_encode(keys.private_key_pem)},
+                                {kSshPublicKeyKey, ::trainer::base64_encode(keys.authorized_key)}};
   return secret;
 }
 

@@ -1,86 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "secret_data.hpp"
 
-#include <array>
 #include <cstddef>
-#include <cstdint>
 
 namespace trainer::plugins::secret_data {
-
-namespace {
-
-constexpr std::uint8_t kInvalid = 0xff;
-
-constexpr std::array<std::uint8_t, 256> make_decode_map() {
-  std::array<std::uint8_t, 256> map{};
-  for (auto& v : map) v = kInvalid;
-  constexpr std::string_view alphabet =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  for (std::size_t i = 0; i < alphabet.size(); ++i) {
-    map[static_cast<unsigned char>(alphabet[i])] = static_cast<std::uint8_t>(i);
-  }
-  return map;
-}
-
-constexpr std::array<std::uint8_t, 256> kDecodeMap = make_decode_map();
-
-tl::unexpected<Error> corrupt(std::size_t offset) {
-  return fail(ErrorCode::kParse, "illegal base64 data at input byte " + std::to_string(offset));
-}
-
-bool is_newline(char c) {
-  return c == '\n' || c == '\r';
-}
-
-}  // namespace
-
-Result<std::string> base64_std_decode(std::string_view src) {
-  std::string out;
-  out.reserve(src.size() / 4 * 3);
-  std::size_t si = 0;
-  while (true) {
-    // One quantum of up to four symbols, as Go's decodeQuantum.
-    std::array<std::uint32_t, 4> dbuf{};
-    std::size_t dlen = 4;
-    bool end = false;
-    for (std::size_t j = 0; j < 4; ++j) {
-      if (si == src.size()) {
-        if (j == 0) return out;
-        return corrupt(si - j);
-      }
-      const char in = src[si];
-      ++si;
-      const std::uint8_t symbol = kDecodeMap[static_cast<unsigned char>(in)];
-      if (symbol != kInvalid) {
-        dbuf[j] = symbol;
-        continue;
-      }
-      if (is_newline(in)) {
-        --j;  // wraps for j == 0; the loop increment brings it back
-        continue;
-      }
-      if (in != '=') return corrupt(si - 1);
-      // Padding: only after two or three symbols.
-      if (j < 2) return corrupt(si - 1);
-      if (j == 2) {
-        while (si < src.size() && is_newline(src[si])) ++si;
-        if (si == src.size()) return corrupt(src.size());
-        if (src[si] != '=') return corrupt(si - 1);
-        ++si;
-      }
-      while (si < src.size() && is_newline(src[si])) ++si;
-      if (si < src.size()) return corrupt(si);
-      dlen = j;
-      end = true;
-      break;
-    }
-    const std::uint32_t bits = dbuf[0] << 18 | dbuf[1] << 12 | dbuf[2] << 6 | dbuf[3];
-    out += static_cast<char>(bits >> 16 & 0xff);
-    if (dlen > 2) out += static_cast<char>(bits >> 8 & 0xff);
-    if (dlen > 3) out += static_cast<char>(bits & 0xff);
-    if (end) return out;
-  }
-}
 
 std::string to_valid_utf8(std::string_view bytes) {
   static constexpr std::string_view kReplacement = "\xEF\xBF\xBD";

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "trainjobstatus_plugin.hpp"
+#include "trainer/base64.hpp"
 #include "trainer/plugin_support.hpp"
 
 #include "../coscheduling/pod_group.hpp"
@@ -86,7 +87,7 @@ Result<std::string> ca_cert_of(const json::value& secret) {
     return fail(ErrorCode::kParse,
                 "failed to look up status server tls secret: data[ca.crt] is not a string");
   }
-  auto decoded = secret_data::base64_std_decode(text->get_string());
+  auto decoded = base64_decode(text->get_string(), Base64Decoding::kGo);
   if (!decoded) {
     return fail(ErrorCode::kParse,
                 "failed to look up status server tls secret: " + decoded.error().message);

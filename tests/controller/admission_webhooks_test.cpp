@@ -5,7 +5,7 @@
 #include "controller/admission_webhooks.hpp"
 
 #include "serving/https_server.hpp"
-#include "ssh/base64.hpp"
+#include "trainer/base64.hpp"
 #include "trainer/codec.hpp"
 #include "trainer/render.hpp"
 #include "trainer/runtimes.hpp"
@@ -312,7 +312,7 @@ TEST_CASE("DELETE is allowed without reading the cluster") {
 namespace {
 json::array patch_ops(const json::object& response) {
   CHECK(response.at("patchType") == "JSONPatch");
-  auto bytes = trainer::detail::base64_decode(response.at("patch").as_string());
+  auto bytes = trainer::base64_decode(response.at("patch").as_string());
   REQUIRE(bytes);
   return json::parse(*bytes).as_array();
 }

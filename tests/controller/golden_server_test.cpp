@@ -15,8 +15,8 @@
 #include "semantic_compare.hpp"
 
 #include "flux/flux_detail.hpp"
-#include "ssh/base64.hpp"
 #include "support/api_server.hpp"
+#include "trainer/base64.hpp"
 #include "trainer/codec.hpp"
 #include "trainer/controller.hpp"
 #include "trainer/kube.hpp"
@@ -165,8 +165,8 @@ void fill_ssh_keys(kube::Client& client, json::object& expected, const std::stri
   const auto& ad = actual_data->get_object();
   const std::string priv_b64 = str(ad, "ssh-privatekey");
   const std::string pub_b64 = str(ad, "ssh-publickey");
-  const auto pem = trainer::detail::base64_decode(priv_b64);
-  const auto pub = trainer::detail::base64_decode(pub_b64);
+  const auto pem = trainer::base64_decode(priv_b64);
+  const auto pub = trainer::base64_decode(pub_b64);
   REQUIRE(pem);
   REQUIRE(pub);
   auto pair = trainer::ssh_key_pair_from_private_key(*pem);
@@ -191,7 +191,7 @@ void fill_flux_curve(json::object& expected, const std::string& job_name, const 
   auto keys = trainer::plugins::detail::flux_curve_key_pair(uid);
   REQUIRE(keys);
   data->as_object()["curve.cert"] =
-      trainer::detail::base64_encode(trainer::plugins::detail::flux_curve_cert(job_name, *keys));
+      trainer::base64_encode(trainer::plugins::detail::flux_curve_cert(job_name, *keys));
 }
 
 // The expected object as the server stores it: a dry-run apply into an empty namespace.

@@ -4,8 +4,8 @@
 // the caBundle of both webhook configurations is written (also when one appears later), and
 // `cert_dir` serves files without touching the cluster.
 #include "controller/webhook_certs.hpp"
-#include "ssh/base64.hpp"
 #include "support/api_server.hpp"
+#include "trainer/base64.hpp"
 #include "trainer/kube.hpp"
 
 #include <boost/json/parse.hpp>
@@ -49,7 +49,7 @@ Resource need(Client& client, const char* api_version, const char* kind) {
 }
 
 std::string decoded(const boost::json::object& secret, const char* key) {
-  auto value = trainer::detail::base64_decode(secret.at("data").at(key).as_string());
+  auto value = trainer::base64_decode(secret.at("data").at(key).as_string());
   REQUIRE(value);
   return *value;
 }
@@ -61,7 +61,7 @@ serving::CertificateSet set_of(const boost::json::object& secret) {
 
 boost::json::object secret_with(const std::string& ns, const std::string& name,
                                 const serving::CertificateSet& set) {
-  using trainer::detail::base64_encode;
+  using trainer::base64_encode;
   return {{"apiVersion", "v1"},
           {"kind", "Secret"},
           {"metadata", {{"name", name}, {"namespace", ns}}},
@@ -216,7 +216,7 @@ TEST_CASE("WebhookCertificates writes the CA into caBundle of both webhook confi
   // The mutating one is missing at start: no error, and it is patched once it exists.
   auto started = WebhookCertificates::start(f.client, f.serving_options(), options);
   REQUIRE(started);
-  const auto bundle = trainer::detail::base64_encode(set_of(f.secret()).ca.cert_pem);
+  const auto bundle = trainer::base64_encode(set_of(f.secret()).ca.cert_pem);
   auto check_bundles = [&](const Resource& resource, const std::string& name, std::size_t count) {
     auto object = f.client.get(resource, "", name);
     REQUIRE(object);
@@ -313,7 +313,7 @@ TEST_CASE(
   options.refresh_interval = 200ms;
   auto started = WebhookCertificates::start(f.client, f.serving_options(), options);
   REQUIRE(started);
-  const auto bundle = trainer::detail::base64_encode(set_of(f.secret()).ca.cert_pem);
+  const auto bundle = trainer::base64_encode(set_of(f.secret()).ca.cert_pem);
   // Created after start: the next periodic check writes the bundle, no refresh() called.
   REQUIRE(
       f.client.create(mutating, "",

@@ -9,7 +9,7 @@
 // message; a patch is base64 of a JSON array.
 #include "controller/admission_webhooks.hpp"
 #include "fuzz_common.hpp"
-#include "ssh/base64.hpp"
+#include "trainer/base64.hpp"
 #include "trainer/codec.hpp"
 #include "trainer/runtimes.hpp"
 
@@ -105,8 +105,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
   }
   if (const auto* patch = r.if_contains("patch")) {
-    auto bytes =
-        patch->is_string() ? trainer::detail::base64_decode(patch->get_string()) : std::nullopt;
+    auto bytes = patch->is_string() ? trainer::base64_decode(patch->get_string()) : std::nullopt;
     if (!bytes) fail_check("patch is not base64", answer.body);
     try {
       if (!json::parse(*bytes).is_array()) fail_check("patch is not a JSON array", *bytes);

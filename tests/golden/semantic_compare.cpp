@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "semantic_compare.hpp"
-#include "ssh/base64.hpp"
+#include "trainer/base64.hpp"
 
 #include "trainer/codec.hpp"
 #include "trainer/quantity.hpp"
@@ -185,10 +185,10 @@ void prepare(json::value& expected, json::value& actual, const CompareOptions& o
   auto& e = ed->get_object();
   auto& a = ad->get_object();
   if (auto* k = e.if_contains("ssh-privatekey"); k != nullptr && *k == "__SSH_PRIVATE_KEY_PEM__") {
-    *k = trainer::detail::base64_encode(options.ssh_private_key);
+    *k = trainer::base64_encode(options.ssh_private_key);
   }
   if (auto* k = e.if_contains("ssh-publickey"); k != nullptr && *k == "__SSH_AUTHORIZED_KEY__") {
-    *k = trainer::detail::base64_encode(options.ssh_public_key);
+    *k = trainer::base64_encode(options.ssh_public_key);
   }
   auto* er = e.if_contains("runtime");
   auto* ar = a.if_contains("runtime");

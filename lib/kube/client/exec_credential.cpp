@@ -4,7 +4,7 @@
 #include "api/time_text.hpp"
 
 #include "kube/client/exec_process.hpp"
-#include "ssh/base64.hpp"
+#include "trainer/base64.hpp"
 #include "trainer/codec.hpp"
 
 #include <boost/json/object.hpp>
@@ -84,7 +84,7 @@ std::string exec_info_json(const Config& config, bool interactive) {
     if (!config.tls_server_name.empty()) cluster["tls-server-name"] = config.tls_server_name;
     if (config.insecure_skip_tls_verify) cluster["insecure-skip-tls-verify"] = true;
     if (!config.ca_pem.empty()) {
-      cluster["certificate-authority-data"] = trainer::detail::base64_encode(config.ca_pem);
+      cluster["certificate-authority-data"] = trainer::base64_encode(config.ca_pem);
     }
     if (!config.proxy_url.empty()) cluster["proxy-url"] = config.proxy_url;
     if (config.disable_compression) cluster["disable-compression"] = true;

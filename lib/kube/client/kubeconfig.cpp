@@ -7,7 +7,7 @@
 #include "kube/client/config_files.hpp"
 #include "kube/client/kubeconfig_merge.hpp"
 #include "kube/names.hpp"
-#include "ssh/base64.hpp"
+#include "trainer/base64.hpp"
 #include "trainer/kube.hpp"
 
 #include <boost/json/array.hpp>
@@ -71,11 +71,7 @@ class Fields {
   std::string data(std::string_view key) {
     const std::string text = str(key);
     if (text.empty()) return {};
-    std::string compact;
-    for (char c : text) {
-      if (c != '\n' && c != '\r') compact.push_back(c);
-    }
-    auto decoded = trainer::detail::base64_decode(compact);
+    auto decoded = trainer::base64_decode(text, Base64Decoding::kGo);
     if (!decoded) {
       note("error loading config file \"" + file_ + "\": illegal base64 data in " + where_ + "." +
            std::string(key));

@@ -5,6 +5,7 @@
 // stream that ends or drops is resumed from that version without relisting (after a bounded,
 // cancellable backoff when it failed); 410 Expired, as an answer or as an ERROR event inside
 // the 200 stream, relists and delivers the difference against the objects known.
+#include "api/backoff.hpp"
 #include "api/json_path.hpp"
 #include "kube/client/cancellable_wait.hpp"
 #include "kube/client/client_impl.hpp"
@@ -27,17 +28,12 @@ using Clock = std::chrono::steady_clock;
 // back in step, and capped at 30 s.
 class Backoff {
  public:
-  std::chrono::milliseconds next() {
-    const auto wait = std::min(detail::jittered(delay_, 1.0), kMax);
-    delay_ = std::min(delay_ * 2, kMax);
-    return wait;
-  }
-  void reset() { delay_ = kInitial; }
+  std::chrono::milliseconds next() { return std::min(detail::jittered(delays_.next(), 1.0), kMax); }
+  void reset() { delays_.reset(); }
 
  private:
-  static constexpr std::chrono::milliseconds kInitial{800};
   static constexpr std::chrono::milliseconds kMax{30000};
-  std::chrono::milliseconds delay_ = kInitial;
+  trainer::detail::ExponentialBackoff delays_{std::chrono::milliseconds(800), kMax};
 };
 
 std::string seconds_text(std::chrono::milliseconds wait) {

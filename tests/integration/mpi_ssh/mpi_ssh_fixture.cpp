@@ -11,7 +11,7 @@
 //       DIR/id_rsa (0600) and DIR/authorized_keys (the Secret's data, base64-decoded).
 //   mpi_ssh_fixture free-port ADDR...      a TCP port that is free on every ADDR
 #include "mpi/mpi_plugin.hpp"
-#include "ssh/base64.hpp"
+#include "trainer/base64.hpp"
 #include "trainer/ssh.hpp"
 
 #include <cstdio>
@@ -134,8 +134,8 @@ int render(const std::vector<std::string>& args) {
   if (objects->size() != 2) return fail("expected the Secret and the hostfile ConfigMap");
 
   const auto& secret = (*objects)[0].at("data");
-  auto pem = detail::base64_decode(secret.at("ssh-privatekey").as_string());
-  auto pub = detail::base64_decode(secret.at("ssh-publickey").as_string());
+  auto pem = trainer::base64_decode(secret.at("ssh-privatekey").as_string());
+  auto pub = trainer::base64_decode(secret.at("ssh-publickey").as_string());
   if (!pem || !pub) return fail("Secret data is not base64");
   const std::string hostfile((*objects)[1].at("data").at("hostfile").as_string());
 

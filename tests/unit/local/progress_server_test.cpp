@@ -8,7 +8,7 @@
 
 #include "local/progress_registry.hpp"
 #include "serving/certificates.hpp"
-#include "ssh/base64.hpp"
+#include "trainer/base64.hpp"
 
 #include "trainer/local.hpp"
 #include "trainer/local_progress.hpp"
@@ -66,7 +66,7 @@ TEST_CASE("progress server: its CA, service name and render hook") {
   CHECK(ctx.config.status_server_port == static_cast<std::int32_t>(s.port()));
   auto secret = ctx.find("v1", "Secret", "kubeflow-system", "kubeflow-trainer-webhook-cert");
   REQUIRE(secret);
-  const auto ca_text = trainer::detail::base64_decode(secret->at("data").at("ca.crt").as_string());
+  const auto ca_text = trainer::base64_decode(secret->at("data").at("ca.crt").as_string());
   REQUIRE(ca_text);
   CHECK(*ca_text == s.ca_cert_pem());
   // Only ca.crt: the keys stay in the process.

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "ssh/base64.hpp"
+#include "trainer/base64.hpp"
 #include "ssh/openssh_wire.hpp"
 
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <utility>
+#include <vector>
 
-using trainer::detail::base64_decode;
-using trainer::detail::base64_encode;
+using trainer::base64_decode;
+using trainer::base64_encode;
 
 TEST_CASE("base64: RFC 4648 section 10 test vectors", "[ssh][base64]") {
   const std::pair<const char*, const char*> vectors[] = {{"", ""},
@@ -31,8 +33,36 @@ TEST_CASE("base64: non-canonical input is refused", "[ssh][base64]") {
   CHECK_FALSE(base64_decode("Z==="));      // padding too early
   CHECK_FALSE(base64_decode("Zg==Zg=="));  // padding before the end
   CHECK_FALSE(base64_decode("Zh=="));      // non-zero bits under the padding
+  CHECK_FALSE(base64_decode("Zm9="));      // and under one =
   CHECK_FALSE(base64_decode("Zm9v\n"));    // whitespace
   CHECK_FALSE(base64_decode("Zm-v"));      // URL alphabet
+  CHECK(base64_decode("Zh==").error().message == "illegal base64 data at input byte 2");
+}
+
+TEST_CASE("base64: Go's StdEncoding, as a Go client reads a Secret's data", "[base64]") {
+  using trainer::Base64Decoding;
+  const auto go = [](std::string_view text) { return base64_decode(text, Base64Decoding::kGo); };
+  // Expected values and offsets taken from Go 1.19 base64.StdEncoding.DecodeString.
+  CHECK(go("").value().empty());
+  CHECK(go("YQ==").value() == "a");
+  CHECK(go("YWI=").value() == "ab");
+  CHECK(go("YWJj").value() == "abc");
+  CHECK(go("YW\nJj\r\n").value() == "abc");
+  CHECK(go("YQ==\n").value() == "a");
+  CHECK(go("YQ=\n=").value() == "a");
+  CHECK(go("aGVsbG8gd29ybGQ=").value() == "hello world");
+  CHECK(go("Zh==").value() == "f");  // bits under the padding ignored, unlike kCanonical
+  CHECK(go(std::string("\0\0", 2)).error().message == "illegal base64 data at input byte 0");
+  const std::vector<std::pair<const char*, int>> bad = {
+      {"Y", 0},     {"YQ", 0},   {"YQ=", 3}, {"Y===", 1},   {"YWJj!", 4},
+      {"YQ==x", 4}, {"YQ=x", 2}, {"=", 0},   {"YWJjZA", 4}, {"YWJjZA=", 7}};
+  for (const auto& [text, offset] : bad) {
+    INFO(text);
+    const auto result = go(text);
+    REQUIRE_FALSE(result.has_value());
+    CHECK(result.error().code == trainer::ErrorCode::kParse);
+    CHECK(result.error().message == "illegal base64 data at input byte " + std::to_string(offset));
+  }
 }
 
 TEST_CASE("OpenSSH wire: RFC 4251 string and RFC 5656 ECDSA blob layout", "[ssh][wire]") {

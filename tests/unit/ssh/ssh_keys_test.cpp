@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "trainer/ssh.hpp"
 
-#include "ssh/base64.hpp"
 #include "ssh/openssh_wire.hpp"
 #include "test_keys.hpp"
+#include "trainer/base64.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -18,10 +18,10 @@
 
 namespace {
 
+using trainer::base64_decode;
+using trainer::base64_encode;
 using trainer::ErrorCode;
 using trainer::SshKeyPair;
-using trainer::detail::base64_decode;
-using trainer::detail::base64_encode;
 
 // One DER TLV read from the front of `in`.
 struct Tlv {

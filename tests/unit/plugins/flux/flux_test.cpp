@@ -5,6 +5,7 @@
 #include "flux/flux_detail.hpp"
 #include "flux/flux_plugin.hpp"
 #include "plugin_fixtures.hpp"
+#include "trainer/base64.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -56,26 +57,6 @@ trainer::ValidationResult validate(const trainer::Info& info, const trainer::Tra
   auto* v = dynamic_cast<trainer::CustomValidationPlugin*>(p.get());
   REQUIRE(v != nullptr);
   return v->validate(info, nullptr, job, trainer::RenderContext{});
-}
-
-std::string base64_decode(std::string_view in) {
-  static const std::string kAlphabet =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  unsigned bits = 0;
-  int count = 0;
-  for (char ch : in) {
-    if (ch == '=') break;
-    const auto pos = kAlphabet.find(ch);
-    REQUIRE(pos != std::string::npos);
-    bits = (bits << 6U) | static_cast<unsigned>(pos);
-    count += 6;
-    if (count >= 8) {
-      count -= 8;
-      out += static_cast<char>((bits >> static_cast<unsigned>(count)) & 0xFFU);
-    }
-  }
-  return out;
 }
 
 constexpr const char* kZ85Alphabet =
@@ -273,11 +254,11 @@ TEST_CASE("Flux: Z85 and base64", "[flux]") {
   // The ZeroMQ RFC 32 test vector.
   CHECK(detail::z85_encode("\x86\x4F\xD2\x6F\xB5\x59\xF7\x5B") == "HelloWorld");
   CHECK(detail::z85_encode("\xFF\xFF\xFF\xFF") == "%nSc0");
-  CHECK(detail::base64_encode("") == "");
-  CHECK(detail::base64_encode("f") == "Zg==");
-  CHECK(detail::base64_encode("fo") == "Zm8=");
-  CHECK(detail::base64_encode("foo") == "Zm9v");
-  CHECK(detail::base64_encode("foobar") == "Zm9vYmFy");
+  CHECK(trainer::base64_encode("") == "");
+  CHECK(trainer::base64_encode("f") == "Zg==");
+  CHECK(trainer::base64_encode("fo") == "Zm8=");
+  CHECK(trainer::base64_encode("foo") == "Zm9v");
+  CHECK(trainer::base64_encode("foobar") == "Zm9vYmFy");
 }
 
 TEST_CASE("Flux: CURVE keys are deterministic and consistent", "[flux]") {
@@ -345,7 +326,7 @@ TEST_CASE("Flux: Build returns the entrypoint ConfigMap and the curve Secret", "
   CHECK(secret.if_contains("type") == nullptr);
   CHECK(secret.at("metadata").at("name") == "test-job-flux-curve");
   CHECK(secret.at("metadata").at("ownerReferences") == json::value(json::array{owner}));
-  const auto cert = base64_decode(secret.at("data").at("curve.cert").as_string());
+  const auto cert = trainer::base64_decode(secret.at("data").at("curve.cert").as_string()).value();
   CHECK(cert.find("    public-key = \"=5tz+^nr>fsG0r)APsh9&*hw22n>C@sC.y{pn0q=\"\n") !=
         std::string::npos);
   CHECK(cert.find("    name = \"test-job\"\n") != std::string::npos);

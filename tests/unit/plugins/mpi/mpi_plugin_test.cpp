@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "mpi/mpi_plugin.hpp"
 
-#include "ssh/base64.hpp"
+#include "trainer/base64.hpp"
 #include "trainer/ssh.hpp"
 
 #include <boost/json.hpp>

@@ -21,7 +21,6 @@ using trainer::Info;
 using trainer::PodSet;
 using trainer::RenderContext;
 using trainer::TrainJob;
-using trainer::plugins::secret_data::base64_std_decode;
 using trainer::plugins::secret_data::to_valid_utf8;
 
 namespace {
@@ -321,30 +320,6 @@ TEST_CASE("trainjobstatus: stringData of a hand-written Secret", "[trainjobstatu
   auto objects = f.builder.build(Info{}, train_job(), context(nullptr, secret));
   REQUIRE(objects.has_value());
   CHECK(objects->at(0).at("data").at("ca.crt") == "plain text\n");
-}
-
-TEST_CASE("trainjobstatus: base64 as Go's StdEncoding", "[trainjobstatus]") {
-  // Expected values and offsets taken from Go 1.19 base64.StdEncoding.DecodeString.
-  CHECK(base64_std_decode("").value().empty());
-  CHECK(base64_std_decode("YQ==").value() == "a");
-  CHECK(base64_std_decode("YWI=").value() == "ab");
-  CHECK(base64_std_decode("YWJj").value() == "abc");
-  CHECK(base64_std_decode("YW\nJj\r\n").value() == "abc");
-  CHECK(base64_std_decode("YQ==\n").value() == "a");
-  CHECK(base64_std_decode("YQ=\n=").value() == "a");
-  CHECK(base64_std_decode("aGVsbG8gd29ybGQ=").value() == "hello world");
-  CHECK(base64_std_decode(std::string("\0\0", 2)).error().message ==
-        "illegal base64 data at input byte 0");
-  const std::vector<std::pair<const char*, int>> bad = {
-      {"Y", 0},     {"YQ", 0},   {"YQ=", 3}, {"Y===", 1},   {"YWJj!", 4},
-      {"YQ==x", 4}, {"YQ=x", 2}, {"=", 0},   {"YWJjZA", 4}, {"YWJjZA=", 7}};
-  for (const auto& [text, offset] : bad) {
-    INFO(text);
-    const auto result = base64_std_decode(text);
-    REQUIRE_FALSE(result.has_value());
-    CHECK(result.error().code == trainer::ErrorCode::kParse);
-    CHECK(result.error().message == "illegal base64 data at input byte " + std::to_string(offset));
-  }
 }
 
 TEST_CASE("trainjobstatus: invalid UTF-8 becomes U+FFFD per byte, as Go's encoding/json",
