@@ -16,6 +16,7 @@
 #include <boost/json/value.hpp>
 
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <string>
@@ -207,6 +208,18 @@ struct TrainJobStatus {
   std::vector<JobStatus> jobs_status;
   std::optional<TrainerStatus> trainer_status;
 };
+
+/// The condition that ends a TrainJob (`Complete` or `Failed`, status `True`) among `conditions`,
+/// or null while it runs: the one test of "finished" that the controller, the renderer and the
+/// local executor share. Any list of conditions with `type` and `status` strings.
+template <class Conditions>
+[[nodiscard]] auto finishing_condition(const Conditions& conditions)
+    -> decltype(&*std::begin(conditions)) {
+  for (const auto& c : conditions) {
+    if ((c.type == "Complete" || c.type == "Failed") && c.status == "True") return &c;
+  }
+  return nullptr;
+}
 
 struct TrainJob {
   std::string api_version = kApiVersion;

@@ -123,9 +123,7 @@ bool set_status_condition(std::vector<Condition>& conditions, Condition c, const
 }
 
 bool detail::is_finished(const TrainJobStatus& status) {
-  return std::any_of(status.conditions.begin(), status.conditions.end(), [](const Condition& c) {
-    return (c.type == kConditionComplete || c.type == kConditionFailed) && c.status == "True";
-  });
+  return finishing_condition(status.conditions) != nullptr;
 }
 
 bool detail::is_finished(const TrainJob& job) {

@@ -34,13 +34,9 @@ std::string skip_reason(const TrainJob& job) {
            "\", not by the built-in controller (" + kManagedByTrainer +
            "): no objects are created for it";
   }
-  if (job.status) {
-    for (const auto& c : job.status->conditions) {
-      if ((c.type == "Complete" || c.type == "Failed") && c.status == "True") {
-        return "TrainJob " + job_key(job) + " has finished (condition " + c.type +
-               " is True): no objects are created for it";
-      }
-    }
+  if (const Condition* c = job.status ? finishing_condition(job.status->conditions) : nullptr) {
+    return "TrainJob " + job_key(job) + " has finished (condition " + c->type +
+           " is True): no objects are created for it";
   }
   return {};
 }

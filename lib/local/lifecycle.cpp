@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "local/lifecycle.hpp"
 
+#include "trainer/model.hpp"
+
 #include "api/time_text.hpp"
 
 #include <boost/json.hpp>
@@ -53,9 +55,7 @@ Lifecycle::Lifecycle(Plan plan, Clock::time_point now)
 }
 
 bool Lifecycle::terminal() const {
-  return plan_.suspend || std::any_of(conditions_.begin(), conditions_.end(), [](const auto& c) {
-           return (c.type == "Complete" || c.type == "Failed") && c.status == "True";
-         });
+  return plan_.suspend || finishing_condition(conditions_) != nullptr;
 }
 
 bool Lifecycle::finished() const {
