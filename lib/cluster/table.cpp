@@ -3,10 +3,13 @@
 // server as kubectl asks for them), every page merged.
 #include "api/json_path.hpp"
 #include "cluster/cluster_internal.hpp"
+#include "kube/client/list_pager.hpp"
+#include "kube/client/paths.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/parse.hpp>
 
+#include <cstdint>
 #include <string>
 #include <utility>
 
@@ -19,7 +22,7 @@ namespace json = boost::json;
 constexpr const char* kTableAccept =
     "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;"
     "g=meta.k8s.io,application/json";
-constexpr int kPageSize = 500;
+constexpr std::int64_t kPageSize = 500;
 
 Result<json::object> fetch_page(kube::Client& client, const std::string& path,
                                 const std::string& query, const kube::CallOptions& options) {
@@ -48,39 +51,28 @@ Result<boost::json::object> table(kube::Client& client, Kind kind, std::string_v
                                   std::string_view name, const GetOptions& options) {
   auto resource = resource_of(client, kind, options);
   if (!resource) return tl::unexpected(std::move(resource.error()));
-  if (!name.empty() && !detail::valid_path_segment(name)) {
+  if (!name.empty() && !kube::detail::check_path_segment("name", name)) {
     return fail(ErrorCode::kInvalidArgument,
                 "invalid resource name \"" + std::string(name) + "\": may not contain '/' or '%'");
   }
-  const std::string the_ns = ns.empty() ? client.default_namespace() : std::string(ns);
-  const std::string path =
-      detail::api_path(*resource, the_ns, name, name.empty() && options.all_namespaces);
-  if (!name.empty()) return fetch_page(client, path, "", options);
-
-  std::string base_query = "limit=" + std::to_string(kPageSize);
-  if (!options.label_selector.empty()) {
-    base_query += "&labelSelector=" + detail::query_escape(options.label_selector);
-  }
-  json::object merged;
-  std::string next;
-  do {
-    std::string query = base_query;
-    if (!next.empty()) query += "&continue=" + detail::query_escape(next);
-    auto page = fetch_page(client, path, query, options);
-    if (!page) return page;
-    const auto* meta = trainer::detail::find_object(*page, "metadata");
-    next = meta != nullptr ? trainer::detail::find_string(*meta, "continue").value_or("") : "";
-    if (merged.empty()) {
-      merged = std::move(*page);
-      continue;
-    }
-    auto& rows = trainer::detail::ensure_array(merged, "rows");
-    if (const auto* more = trainer::detail::find_array(*page, "rows")) {
-      rows.insert(rows.end(), more->begin(), more->end());
-    }
-  } while (!next.empty());
-  if (auto* meta = trainer::detail::find_object(merged, "metadata")) meta->erase("continue");
-  return merged;
+  const std::string scope = name.empty() && options.all_namespaces
+                                ? std::string()
+                                : (ns.empty() ? client.default_namespace() : std::string(ns));
+  auto path = kube::detail::resource_path(*resource, scope, name);
+  if (!path) return tl::unexpected(std::move(path.error()));
+  if (!name.empty()) return fetch_page(client, *path, "", options);
+  // Every page, as a list's (client-go's pager), the rows merged.
+  return kube::detail::merge_pages(
+      kPageSize,
+      [&](std::int64_t limit, const std::string& continue_token) {
+        kube::detail::Query query;
+        query.add("limit", std::to_string(limit));
+        query.add_if("labelSelector", options.label_selector);
+        query.add_if("continue", continue_token);
+        // Without the leading `?`: the raw request adds it.
+        return fetch_page(client, *path, query.str().substr(1), options);
+      },
+      "rows");
 }
 
 }  // namespace trainer::cluster

@@ -15,39 +15,53 @@ using trainer::detail::find_array;
 using trainer::detail::find_object;
 using trainer::detail::find_string;
 
-Result<boost::json::object> collect_pages(const Resource& resource, std::int64_t limit,
-                                          const PageFetcher& fetch_page) {
-  boost::json::array items;
-  std::string resource_version;
+Result<boost::json::object> merge_pages(std::int64_t limit, const PageFetcher& fetch_page,
+                                        std::string_view key) {
+  boost::json::object merged;
   std::string continue_token;
   for (int page = 0;; ++page) {
     auto answer = fetch_page(limit, continue_token);
     if (!answer) {
       if (page > 0 && limit > 0 && is_expired(answer.error())) {
-        return collect_pages(resource, 0, fetch_page);
+        return merge_pages(0, fetch_page, key);
       }
       return tl::unexpected(answer.error());
     }
     const auto* metadata = find_object(*answer, "metadata");
-    if (page == 0 && metadata != nullptr) {
-      resource_version = find_string(*metadata, "resourceVersion").value_or("");
-    }
-    if (auto* page_items = find_array(*answer, "items")) {
-      for (auto& item : *page_items) {
-        if (auto* object = item.if_object()) {
-          if (!object->contains("apiVersion")) (*object)["apiVersion"] = resource.api_version();
-          if (!object->contains("kind")) (*object)["kind"] = resource.kind;
-        }
-        items.push_back(std::move(item));
-      }
-    }
     continue_token = metadata == nullptr ? "" : find_string(*metadata, "continue").value_or("");
+    if (page == 0) {
+      merged = std::move(*answer);
+    } else if (auto* more = find_array(*answer, key)) {
+      auto& all = trainer::detail::ensure_array(merged, key);
+      for (auto& entry : *more) all.push_back(std::move(entry));
+    }
     if (continue_token.empty()) break;
+  }
+  if (auto* metadata = find_object(merged, "metadata")) metadata->erase("continue");
+  return merged;
+}
+
+Result<boost::json::object> collect_pages(const Resource& resource, std::int64_t limit,
+                                          const PageFetcher& fetch_page) {
+  auto pages = merge_pages(limit, fetch_page, "items");
+  if (!pages) return pages;
+  const auto* metadata = find_object(*pages, "metadata");
+  boost::json::array items;
+  if (auto* page_items = find_array(*pages, "items")) {
+    for (auto& item : *page_items) {
+      if (auto* object = item.if_object()) {
+        if (!object->contains("apiVersion")) (*object)["apiVersion"] = resource.api_version();
+        if (!object->contains("kind")) (*object)["kind"] = resource.kind;
+      }
+      items.push_back(std::move(item));
+    }
   }
   boost::json::object list;
   list["apiVersion"] = resource.api_version();
   list["kind"] = resource.kind + "List";
-  list["metadata"] = boost::json::object{{"resourceVersion", resource_version}};
+  list["metadata"] = boost::json::object{
+      {"resourceVersion",
+       metadata == nullptr ? "" : find_string(*metadata, "resourceVersion").value_or("")}};
   list["items"] = std::move(items);
   return list;
 }
