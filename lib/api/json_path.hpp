@@ -7,6 +7,7 @@
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
+#include <cstdint>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -89,6 +90,17 @@ namespace trainer::detail {
   const auto* v = obj.if_contains(key);
   if (v == nullptr || !v->is_string()) return std::nullopt;
   return std::string(v->get_string());
+}
+
+/// The string at `key`, or "" when it is missing or not a string.
+[[nodiscard]] inline std::string string_at(const boost::json::object& obj, std::string_view key) {
+  return find_string(obj, key).value_or("");
+}
+
+/// Whether the value at `key` is `true` (false when missing or not a boolean).
+[[nodiscard]] inline bool bool_at(const boost::json::object& obj, std::string_view key) {
+  const auto* v = obj.if_contains(key);
+  return v != nullptr && v->is_bool() && v->get_bool();
 }
 
 /// The integer at `key` (any JSON integer type), or nullopt.

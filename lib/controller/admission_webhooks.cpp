@@ -130,10 +130,7 @@ Response denied_message(const Review& review, const std::string& message,
   return review_answer(review.api_version, review.uid, std::move(response));
 }
 
-std::string string_at(const json::object& o, std::string_view key) {
-  const auto* v = o.if_contains(key);
-  return v != nullptr && v->is_string() ? std::string(v->get_string()) : std::string();
-}
+using trainer::detail::string_at;
 
 // The review of `request` for objects of `kind` (trainer.kubeflow.org): ReviewError when the
 // request is not an AdmissionReview of that kind. `api_version` gets the review's version as

@@ -13,28 +13,12 @@
 
 namespace trainer::local::detail {
 namespace json = boost::json;
+using trainer::detail::bool_at;
 using trainer::detail::find_array;
+using trainer::detail::find_int;
 using trainer::detail::find_object;
+using trainer::detail::string_at;
 namespace {
-
-std::string string_at(const json::object& o, std::string_view key) {
-  const auto* v = o.if_contains(key);
-  if (v == nullptr || !v->is_string()) return {};
-  return std::string(v->get_string());
-}
-
-std::optional<std::int64_t> int_at(const json::object& o, std::string_view key) {
-  const auto* v = o.if_contains(key);
-  if (v == nullptr) return std::nullopt;
-  if (v->is_int64()) return v->get_int64();
-  if (v->is_uint64()) return static_cast<std::int64_t>(v->get_uint64());
-  return std::nullopt;
-}
-
-bool bool_at(const json::object& o, std::string_view key) {
-  const auto* v = o.if_contains(key);
-  return v != nullptr && v->is_bool() && v->get_bool();
-}
 
 std::map<std::string, std::string> string_map(const json::object* o) {
   std::map<std::string, std::string> out;
@@ -120,7 +104,7 @@ struct Reader {
   void read_train_job(const json::object& o) {
     if (const auto* meta = find_object(o, "metadata")) plan.train_job = string_at(*meta, "name");
     if (const auto* spec = find_object(o, "spec")) {
-      if (auto d = int_at(*spec, "activeDeadlineSeconds")) plan.train_job_deadline_seconds = *d;
+      if (auto d = find_int(*spec, "activeDeadlineSeconds")) plan.train_job_deadline_seconds = *d;
       if (bool_at(*spec, "suspend")) plan.suspend = true;
     }
   }
@@ -196,7 +180,7 @@ struct Reader {
   // those volumes, and service account tokens, which the run's progress server issues per pod
   // attempt (the TrainJobStatus plugin's `kubeflow-trainer-token`).
   void read_projected(const json::object& projected, const std::string& path, Volume& vol) {
-    const auto default_mode_value = int_at(projected, "defaultMode");
+    const auto default_mode_value = find_int(projected, "defaultMode");
     if (default_mode_value) add(validate_file_mode(path + ".defaultMode", *default_mode_value));
     const unsigned default_mode = static_cast<unsigned>(default_mode_value.value_or(0644)) & 0777U;
     const auto* sources = find_array(projected, "sources");
@@ -219,7 +203,7 @@ struct Reader {
                        tpath};
         if (file.path.empty()) required(tpath + ".path", "");
         add(validate_local_non_reserved_path(tpath + ".path", file.path));
-        if (const auto seconds = int_at(*token, "expirationSeconds")) {
+        if (const auto seconds = find_int(*token, "expirationSeconds")) {
           file.expiration_seconds = *seconds;
           if (*seconds < 600) {
             invalid(tpath + ".expirationSeconds", json::value(*seconds),
@@ -246,7 +230,7 @@ struct Reader {
     if (name.empty()) required(path + "." + std::string(name_key), "");
     // validateConfigMapVolumeSource / validateSecretVolumeSource: modes, then every item's key,
     // path (relative, without `..`) and mode, whether or not the object is among the inputs.
-    const auto default_mode_value = int_at(src, "defaultMode");
+    const auto default_mode_value = find_int(src, "defaultMode");
     if (default_mode_value) add(validate_file_mode(path + ".defaultMode", *default_mode_value));
     const auto* items = find_array(src, "items");
     if (items != nullptr) {
@@ -261,7 +245,7 @@ struct Reader {
         const std::string item_path = string_at(*item, "path");
         if (item_path.empty()) required(ipath + ".path", "");
         add(validate_local_non_reserved_path(ipath + ".path", item_path));
-        if (const auto mode = int_at(*item, "mode")) {
+        if (const auto mode = find_int(*item, "mode")) {
           add(validate_file_mode(ipath + ".mode", *mode));
         }
       }
@@ -292,7 +276,7 @@ struct Reader {
           }
           continue;
         }
-        const auto mode = int_at(*item, "mode");
+        const auto mode = find_int(*item, "mode");
         vol.files.push_back({string_at(*item, "path"), data->second,
                              mode ? static_cast<unsigned>(*mode) & 0777U : default_mode});
       }
@@ -391,7 +375,7 @@ struct Reader {
     }
     if (const auto* fp = find_object(*spec, "failurePolicy")) {
       plan.has_failure_policy = true;
-      plan.max_restarts = int_at(*fp, "maxRestarts").value_or(0);
+      plan.max_restarts = find_int(*fp, "maxRestarts").value_or(0);
       if (const auto* rules = find_array(*fp, "rules")) {
         for (const auto& r : *rules) {
           const auto* ro = r.if_object();
@@ -465,7 +449,7 @@ struct Reader {
     } else {
       name_rule(path + ".name", rplan.name, trainer::detail::is_dns1123_label(rplan.name));
     }
-    rplan.replicas = int_at(*rj, "replicas").value_or(1);
+    rplan.replicas = find_int(*rj, "replicas").value_or(1);
     if (rplan.replicas < 0)
       invalid(path + ".replicas", json::value(rplan.replicas), "must be >= 0");
     if (const auto* deps = find_array(*rj, "dependsOn")) {
@@ -524,12 +508,12 @@ struct Reader {
     }
 
     const std::int64_t completions =
-        int_at(*job_spec, "completions").value_or(int_at(*job_spec, "parallelism").value_or(1));
-    const auto backoff = int_at(*job_spec, "backoffLimit").value_or(6);
-    const auto deadline = int_at(*job_spec, "activeDeadlineSeconds");
+        find_int(*job_spec, "completions").value_or(find_int(*job_spec, "parallelism").value_or(1));
+    const auto backoff = find_int(*job_spec, "backoffLimit").value_or(6);
+    const auto deadline = find_int(*job_spec, "activeDeadlineSeconds");
     const auto pod_meta = find_object(*pod_template, "metadata");
     const auto job_meta = find_object(*job_template, "metadata");
-    const auto grace = int_at(*pod_spec, "terminationGracePeriodSeconds").value_or(30);
+    const auto grace = find_int(*pod_spec, "terminationGracePeriodSeconds").value_or(30);
     const bool sshd =
         !container.command.empty() &&
         (container.command[0] == "sshd" ||

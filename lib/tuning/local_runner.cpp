@@ -7,6 +7,7 @@
 // metric values they read from pod output and wake it; every wait is a bounded tick.
 #include "trainer/tuning_local.hpp"
 
+#include "api/json_path.hpp"
 #include "local/run_folder.hpp"
 #include "trainer/codec.hpp"
 #include "trainer/defaults.hpp"
@@ -67,10 +68,7 @@ std::string utc_now() {
 
 constexpr const char* kStartFailed = "StartFailed";
 
-std::string string_at(const json::object& o, std::string_view key) {
-  const auto* v = o.if_contains(key);
-  return v != nullptr && v->is_string() ? std::string(v->get_string()) : std::string();
-}
+using trainer::detail::string_at;
 
 // Why a finished run failed, from the executor's status: the reason (`StartFailed` when a pod
 // could not be started, else the TrainJob's Failed condition's) and the condition's text.

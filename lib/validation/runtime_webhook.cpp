@@ -4,6 +4,8 @@
 // typed Go objects, so JSON of the wrong type (already a CRD schema error) is skipped here.
 #include "validation/rules.hpp"
 
+#include "api/json_path.hpp"
+
 #include "trainer/plugin_support.hpp"
 
 #include <map>
@@ -19,12 +21,6 @@ const std::map<std::string, std::string, std::less<>>& required_containers() {
       {kAncestorDatasetInitializer, kAncestorDatasetInitializer},
   };
   return kRequired;
-}
-
-const boost::json::object* object_at(const boost::json::object* o, std::string_view key) {
-  if (o == nullptr) return nullptr;
-  const auto* v = o->if_contains(key);
-  return v != nullptr ? v->if_object() : nullptr;
 }
 
 }  // namespace
@@ -46,8 +42,8 @@ void ancestor_job_rules(const boost::json::object& jobset_spec, Errors& errs) {
   const auto& jobs = jobs_value->get_array();
   for (std::size_t idx = 0; idx < jobs.size(); ++idx) {
     const auto* job = jobs[idx].if_object();
-    const auto* tmpl = object_at(job, "template");
-    const auto* labels = object_at(object_at(tmpl, "metadata"), "labels");
+    if (job == nullptr) continue;
+    const auto* labels = find_object(*job, {"template", "metadata", "labels"});
     const auto* ancestor = labels != nullptr ? labels->if_contains(kAncestorLabel) : nullptr;
     if (ancestor == nullptr || !ancestor->is_string()) continue;
     const auto required = required_containers().find(std::string_view(ancestor->get_string()));
@@ -64,7 +60,7 @@ void ancestor_job_rules(const boost::json::object& jobset_spec, Errors& errs) {
       errs.push_back(
           field_invalid(child(item, "replicas"), boost::json::value(replicas), "always must be 1"));
     }
-    const auto* pod_spec = object_at(object_at(object_at(tmpl, "spec"), "template"), "spec");
+    const auto* pod_spec = find_object(*job, {"template", "spec", "template", "spec"});
     const boost::json::value* containers_value =
         pod_spec != nullptr ? pod_spec->if_contains("containers") : nullptr;
     const boost::json::array* containers =

@@ -2,6 +2,8 @@
 // `trainerctl delete TYPE NAME` and `delete -f FILE...`.
 #include "cluster_flags.hpp"
 #include "commands.hpp"
+
+#include "api/json_path.hpp"
 #include "input_files.hpp"
 #include "output.hpp"
 
@@ -19,11 +21,6 @@ namespace {
 namespace json = boost::json;
 namespace cluster = trainer::cluster;
 namespace kube = trainer::kube;
-
-std::string text_at(const json::object& object, std::string_view key) {
-  const auto* value = object.if_contains(key);
-  return value != nullptr && value->is_string() ? std::string(value->get_string()) : std::string();
-}
 
 struct Deleter {
   kube::Client& client;
@@ -96,7 +93,8 @@ int run_delete(const Parsed& args) {
     }
   }
   for (const auto& object : *objects) {
-    auto resource = client->resource_for(text_at(object, "apiVersion"), text_at(object, "kind"));
+    auto resource = client->resource_for(trainer::detail::string_at(object, "apiVersion"),
+                                         trainer::detail::string_at(object, "kind"));
     if (!resource) {
       report_cluster_error(resource.error());
       ++deleter.failures;
@@ -104,8 +102,8 @@ int run_delete(const Parsed& args) {
     }
     std::string name, object_ns;
     if (const auto* meta = object.if_contains("metadata"); meta != nullptr && meta->is_object()) {
-      name = text_at(meta->get_object(), "name");
-      object_ns = text_at(meta->get_object(), "namespace");
+      name = trainer::detail::string_at(meta->get_object(), "name");
+      object_ns = trainer::detail::string_at(meta->get_object(), "namespace");
     }
     deleter.remove(*resource, object_ns.empty() ? ns : object_ns, name);
   }

@@ -3,6 +3,8 @@
 // nodes, conditions, jobs and trainer status, then the JobSet and the pods it runs.
 #include "cluster_flags.hpp"
 #include "commands.hpp"
+
+#include "api/json_path.hpp"
 #include "table_printer.hpp"
 
 #include "trainer/cluster.hpp"
@@ -22,15 +24,8 @@ namespace json = boost::json;
 namespace cluster = trainer::cluster;
 namespace kube = trainer::kube;
 
-const json::object* object_at(const json::object& object, std::string_view key) {
-  const auto* value = object.if_contains(key);
-  return value != nullptr ? value->if_object() : nullptr;
-}
-
-const json::array* array_at(const json::object& object, std::string_view key) {
-  const auto* value = object.if_contains(key);
-  return value != nullptr ? value->if_array() : nullptr;
-}
+using trainer::detail::find_array;
+using trainer::detail::find_object;
 
 // A scalar as text ("" when absent), strings unquoted.
 std::string text_at(const json::object* object, std::string_view key) {
@@ -77,24 +72,24 @@ void sub_table(const std::vector<TextRow>& lines) {
 }
 
 void describe_trainjob(const json::object& job) {
-  const auto* meta = object_at(job, "metadata");
-  const auto* spec = object_at(job, "spec");
-  const auto* status = object_at(job, "status");
+  const auto* meta = find_object(job, "metadata");
+  const auto* spec = find_object(job, "spec");
+  const auto* status = find_object(job, "status");
   field(0, "Name", text_at(meta, "name"));
   field(0, "Namespace", text_at(meta, "namespace"));
-  map_field("Labels", meta != nullptr ? object_at(*meta, "labels") : nullptr);
-  map_field("Annotations", meta != nullptr ? object_at(*meta, "annotations") : nullptr);
+  map_field("Labels", meta != nullptr ? find_object(*meta, "labels") : nullptr);
+  map_field("Annotations", meta != nullptr ? find_object(*meta, "annotations") : nullptr);
   field(0, "API Version", text_at(&job, "apiVersion"));
   field(0, "Kind", text_at(&job, "kind"));
   field(0, "Created", text_at(meta, "creationTimestamp"));
-  const auto* ref = spec != nullptr ? object_at(*spec, "runtimeRef") : nullptr;
+  const auto* ref = spec != nullptr ? find_object(*spec, "runtimeRef") : nullptr;
   const std::string runtime_kind = text_at(ref, "kind");
   field(0, "Runtime",
         (runtime_kind.empty() ? "ClusterTrainingRuntime" : runtime_kind) + " " +
             text_at(ref, "name"));
   field(0, "Suspend", or_none(text_at(spec, "suspend")).c_str());
   field(0, "Managed By", or_none(text_at(spec, "managedBy")));
-  const auto* trainer = spec != nullptr ? object_at(*spec, "trainer") : nullptr;
+  const auto* trainer = spec != nullptr ? find_object(*spec, "trainer") : nullptr;
   field(0, "Nodes",
         text_at(trainer, "numNodes").empty() ? "<runtime's>" : text_at(trainer, "numNodes"));
   if (trainer != nullptr) {
@@ -111,7 +106,7 @@ void describe_trainjob(const json::object& job) {
   }
 
   std::puts("Conditions:");
-  const auto* conditions = status != nullptr ? array_at(*status, "conditions") : nullptr;
+  const auto* conditions = status != nullptr ? find_array(*status, "conditions") : nullptr;
   if (conditions == nullptr || conditions->empty()) {
     std::puts("  <none>");
   } else {
@@ -126,7 +121,7 @@ void describe_trainjob(const json::object& job) {
   }
 
   std::puts("Jobs Status:");
-  const auto* jobs = status != nullptr ? array_at(*status, "jobsStatus") : nullptr;
+  const auto* jobs = status != nullptr ? find_array(*status, "jobsStatus") : nullptr;
   if (jobs == nullptr || jobs->empty()) {
     std::puts("  <none>");
   } else {
@@ -140,7 +135,7 @@ void describe_trainjob(const json::object& job) {
     sub_table(lines);
   }
 
-  const auto* trainer_status = status != nullptr ? object_at(*status, "trainerStatus") : nullptr;
+  const auto* trainer_status = status != nullptr ? find_object(*status, "trainerStatus") : nullptr;
   if (trainer_status == nullptr) {
     field(0, "Trainer Status", "<none>");
   } else {
@@ -151,7 +146,7 @@ void describe_trainjob(const json::object& job) {
     if (!text_at(trainer_status, "estimatedRemainingSeconds").empty()) {
       field(2, "Remaining", text_at(trainer_status, "estimatedRemainingSeconds") + "s");
     }
-    if (const auto* metrics = array_at(*trainer_status, "metrics")) {
+    if (const auto* metrics = find_array(*trainer_status, "metrics")) {
       for (const auto& m : *metrics) {
         field(2, "Metric " + text_at(m.if_object(), "name"), text_at(m.if_object(), "value"));
       }
@@ -171,9 +166,9 @@ void describe_children(kube::Client& client, const std::string& ns, const std::s
                               ? "<none>"
                               : ("<unknown: " + jobset.error().message + ">").c_str());
   } else {
-    const auto* status = object_at(*jobset, "status");
+    const auto* status = find_object(*jobset, "status");
     std::string state = "Running";
-    if (const auto* conditions = status != nullptr ? array_at(*status, "conditions") : nullptr) {
+    if (const auto* conditions = status != nullptr ? find_array(*status, "conditions") : nullptr) {
       for (const auto& c : *conditions) {
         if (text_at(c.if_object(), "status") == "True") state = text_at(c.if_object(), "type");
       }
@@ -181,7 +176,7 @@ void describe_children(kube::Client& client, const std::string& ns, const std::s
     field(2, "Name", name);
     field(2, "State", state);
     if (const auto* replicated =
-            status != nullptr ? array_at(*status, "replicatedJobsStatus") : nullptr) {
+            status != nullptr ? find_array(*status, "replicatedJobsStatus") : nullptr) {
       std::vector<TextRow> lines{{"Replicated Job", "Active", "Ready", "Succeeded", "Failed"}};
       for (const auto& r : *replicated) {
         const auto* item = r.if_object();
@@ -205,7 +200,7 @@ void describe_children(kube::Client& client, const std::string& ns, const std::s
     std::printf("  <unknown: %s>\n", listed.error().message.c_str());
     return;
   }
-  const auto* items = array_at(*listed, "items");
+  const auto* items = find_array(*listed, "items");
   if (items == nullptr || items->empty()) {
     std::puts("  <none>");
     return;
@@ -214,15 +209,15 @@ void describe_children(kube::Client& client, const std::string& ns, const std::s
   for (const auto& p : *items) {
     const auto* pod = p.if_object();
     if (pod == nullptr) continue;
-    const auto* meta = object_at(*pod, "metadata");
-    const auto* labels = meta != nullptr ? object_at(*meta, "labels") : nullptr;
-    const auto* annotations = meta != nullptr ? object_at(*meta, "annotations") : nullptr;
+    const auto* meta = find_object(*pod, "metadata");
+    const auto* labels = meta != nullptr ? find_object(*meta, "labels") : nullptr;
+    const auto* annotations = meta != nullptr ? find_object(*meta, "annotations") : nullptr;
     std::string index = text_at(labels, "batch.kubernetes.io/job-completion-index");
     if (index.empty()) index = text_at(annotations, "batch.kubernetes.io/job-completion-index");
     lines.push_back({text_at(meta, "name"),
                      text_at(labels, "jobset.sigs.k8s.io/replicatedjob-name"), index,
-                     text_at(object_at(*pod, "status"), "phase"),
-                     text_at(object_at(*pod, "spec"), "nodeName")});
+                     text_at(find_object(*pod, "status"), "phase"),
+                     text_at(find_object(*pod, "spec"), "nodeName")});
   }
   sub_table(lines);
 }
