@@ -84,7 +84,7 @@ const TrainingRuntimeSpec& spec_of(const RuntimeRefMatch& match) {
 // `subject`, when not empty, names the object in warnings (an OptimizationJob's template).
 Result<ValidationResult> admit_train_job(const TrainJob& job, const AdmissionScope& scope,
                                          const RenderContext& ctx, const Framework* framework,
-                                         MissingRuntime missing, std::optional<Info>* info,
+                                         MissingRuntime missing, detail::AdmittedJob* admitted,
                                          const std::string& subject = {},
                                          const TrainJob* old_job = nullptr) {
   ValidationResult out =
@@ -93,6 +93,7 @@ Result<ValidationResult> admit_train_job(const TrainJob& job, const AdmissionSco
   if (!out.ok()) return out;
 
   const RuntimeRefMatch match = find_runtime(scope, job);
+  if (admitted != nullptr) admitted->runtime = match;
   if (!match.found()) {
     // The webhook decides what a runtime it cannot find means: `unsupported runtime` for a kind
     // that is not a registered runtime kind, its `spec.runtimeRef` not-found error otherwise.
@@ -147,7 +148,7 @@ Result<ValidationResult> admit_train_job(const TrainJob& job, const AdmissionSco
   out.merge(plugins.run_custom_validation(
       *runtime_info, old_job, job,
       detail::with_existing_objects(ctx, scope.existing_objects, scope.default_namespace)));
-  if (info != nullptr) *info = std::move(*runtime_info);
+  if (admitted != nullptr) admitted->info = std::move(*runtime_info);
   return out;
 }
 
@@ -164,8 +165,8 @@ Result<ValidationResult> admit_optimization_job(const OptimizationJob& job,
                               std::string(namespace_or_default(job.metadata.namespace_)) + "/" +
                               job.metadata.name.value_or("") + " (trainJobTemplate)";
   const TrainJob trial = detail::template_train_job(job);
-  std::optional<Info> trial_info;
-  auto admitted = admit_train_job(trial, scope, ctx, framework, missing, &trial_info, subject);
+  detail::AdmittedJob trial_admitted;
+  auto admitted = admit_train_job(trial, scope, ctx, framework, missing, &trial_admitted, subject);
   if (!admitted) {
     Error error = std::move(admitted).error();
     detail::reroot_template_errors(error.fields);
@@ -175,8 +176,8 @@ Result<ValidationResult> admit_optimization_job(const OptimizationJob& job,
   const bool trial_ok = admitted->ok();
   out.merge(std::move(*admitted));
   // The trials that run at once are one TrainJob's worth of pods at most (docs/yaml.md).
-  if (trial_ok && trial_info) {
-    const std::int64_t trial_pods = detail::count_pods(*trial_info, trial);
+  if (trial_ok && trial_admitted.info) {
+    const std::int64_t trial_pods = detail::count_pods(*trial_admitted.info, trial);
     const std::int64_t parallel = job.spec.parallel_trials.value_or(1);
     if (trial_pods > 0 && parallel > kMaxPodsPerTrainJob / trial_pods) {
       out.errors.push_back(field_invalid(
@@ -318,10 +319,10 @@ Result<void> take_job(Result<ValidationResult>&& result, Admission& out,
 // The admission of the decoded objects, in input order.
 Result<void> admit_entries(std::vector<Entry>& entries, const RenderContext& ctx,
                            const AdmissionOptions& options, const std::string& ns, Admission& out,
-                           std::vector<std::optional<Info>>* infos) {
+                           std::vector<detail::AdmittedJob>* jobs) {
   AdmissionScope scope = AdmissionScope::of(out.objects, ns);
   scope.runtimes_from_cluster = options.runtimes_from_cluster;
-  if (infos != nullptr) infos->assign(out.objects.train_jobs.size(), std::nullopt);
+  if (jobs != nullptr) jobs->assign(out.objects.train_jobs.size(), detail::AdmittedJob{});
   std::optional<Error> not_found;
   for (auto& entry : entries) {
     for (auto& w : entry.decode_warnings) out.warnings.push_back(std::move(w));
@@ -329,7 +330,7 @@ Result<void> admit_entries(std::vector<Entry>& entries, const RenderContext& ctx
       case TrainerKind::kTrainJob: {
         auto result = admit_train_job(out.objects.train_jobs[entry.index], scope, ctx,
                                       options.framework, options.missing_runtime,
-                                      infos != nullptr ? &(*infos)[entry.index] : nullptr);
+                                      jobs != nullptr ? &(*jobs)[entry.index] : nullptr);
         if (auto r = take_job(std::move(result), out, not_found); !r) return r;
         break;
       }
@@ -461,7 +462,7 @@ Result<Admission> admit(std::vector<json::value>&& documents, const RenderContex
 namespace detail {
 
 Result<Admission> admit(std::vector<json::value> documents, const RenderContext& ctx,
-                        const AdmissionOptions& options, std::vector<std::optional<Info>>* infos) {
+                        const AdmissionOptions& options, std::vector<AdmittedJob>* jobs) {
   const std::string ns =
       options.namespace_.empty() ? std::string(kDefaultNamespace) : options.namespace_;
   if (options.builtin_runtimes) {
@@ -482,7 +483,7 @@ Result<Admission> admit(std::vector<json::value> documents, const RenderContext&
   // TrainJobs are admitted once every runtime of the call is known, so that the order of the
   // inputs does not matter.
   if (admitted) {
-    admitted = admit_entries(entries, ctx, options, ns, out, infos);
+    admitted = admit_entries(entries, ctx, options, ns, out, jobs);
   } else {
     for (auto& entry : entries) {
       for (auto& w : entry.decode_warnings) out.warnings.push_back(std::move(w));
@@ -492,7 +493,8 @@ Result<Admission> admit(std::vector<json::value> documents, const RenderContext&
     for (const auto& w : out.warnings) options.on_warning(w);
   }
   if (!admitted) return tl::unexpected(std::move(admitted).error());
-  return out;
+  // Moved, never copied: the runtimes in `jobs` point into its vectors.
+  return Result<Admission>(std::move(out));
 }
 
 RenderContext with_existing_objects(const RenderContext& ctx,

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// The parts of admission the render pipeline shares: the runtime info admission computed for
-// each TrainJob (so that a render does not build it twice) and the context whose lookup sees
-// the existing objects among the inputs.
+// The parts of admission the render pipeline shares: the runtime and the runtime info admission
+// found for each TrainJob (so that a render does neither twice) and the context whose lookup
+// sees the existing objects among the inputs.
 #pragma once
 
 #include "trainer/admission.hpp"
@@ -16,12 +16,20 @@
 
 namespace trainer::detail {
 
-/// `admit(documents, ctx, options)`; `infos`, when not null, receives for each admitted TrainJob
-/// (parallel to `ObjectSet::train_jobs`) the runtime info its plugin validation ran on, or
-/// nullopt when admission did not get that far.
+/// What admission found for one TrainJob, so that a render neither looks its runtime up nor
+/// builds its info again: the runtime its reference resolved to (pointers into the Admission's
+/// objects; none found: both null) and the runtime info its plugin validation ran on (nullopt
+/// when admission did not get that far).
+struct AdmittedJob {
+  RuntimeRefMatch runtime;
+  std::optional<Info> info;
+};
+
+/// `admit(documents, ctx, options)`; `jobs`, when not null, receives an AdmittedJob for each
+/// TrainJob (parallel to `ObjectSet::train_jobs`).
 [[nodiscard]] Result<Admission> admit(std::vector<boost::json::value> documents,
                                       const RenderContext& ctx, const AdmissionOptions& options,
-                                      std::vector<std::optional<Info>>* infos);
+                                      std::vector<AdmittedJob>* jobs);
 
 /// `ctx` whose lookup finds `objects` first (an object without a namespace is in
 /// `default_namespace`), then asks `ctx.lookup`. The objects must outlive the result.

@@ -57,14 +57,19 @@ struct Selected {
   RuntimeIdentity identity;
 };
 
-std::optional<Selected> select_runtime(const TrainJob& job, const RuntimeLookup& runtime) {
+// The runtime `job` references among those of a lookup (its reference checked: kind, name,
+// namespace), as admission resolves it.
+RuntimeRefMatch match_runtime(const TrainJob& job, const RuntimeLookup& runtime) {
   AdmissionScope scope;
   if (runtime.training_runtime != nullptr)
     scope.training_runtimes.push_back(runtime.training_runtime);
   if (runtime.cluster_training_runtime != nullptr) {
     scope.cluster_training_runtimes.push_back(runtime.cluster_training_runtime);
   }
-  const RuntimeRefMatch match = find_runtime(scope, job);
+  return find_runtime(scope, job);
+}
+
+std::optional<Selected> select_runtime(const RuntimeRefMatch& match) {
   if (match.training_runtime != nullptr) {
     return Selected{&match.training_runtime->spec, to_json(*match.training_runtime),
                     detail::runtime_identity(match)};
@@ -76,9 +81,10 @@ std::optional<Selected> select_runtime(const TrainJob& job, const RuntimeLookup&
   return std::nullopt;
 }
 
-// render(), with the runtime info of `job` on the live runtime when admission already computed
-// it (it depends only on the TrainJob's spec and the runtime's), so that it is not built twice.
-Result<RenderOutput> render_pipeline(const TrainJob& job_in, const RuntimeLookup& runtime,
+// render(), with the runtime `job` references and, when admission already computed it, the
+// runtime info on it (it depends only on the TrainJob's spec and the runtime's), so that neither
+// is looked up or built twice.
+Result<RenderOutput> render_pipeline(const TrainJob& job_in, const RuntimeRefMatch& runtime,
                                      const RenderContext& ctx, const Framework* framework,
                                      std::optional<Info> live_info) {
   TrainJob job = job_in;
@@ -106,7 +112,7 @@ Result<RenderOutput> render_pipeline(const TrainJob& job_in, const RuntimeLookup
     spec = &snapshot_spec;
     live_info.reset();
   } else {
-    auto selected = select_runtime(job, runtime);
+    auto selected = select_runtime(runtime);
     if (!selected) return tl::unexpected(runtime_not_found(job));
     spec = selected->spec;
     identity = std::move(selected->identity);
@@ -142,7 +148,7 @@ Result<RenderOutput> render_pipeline(const TrainJob& job_in, const RuntimeLookup
 
 Result<RenderOutput> render(const TrainJob& job, const RuntimeLookup& runtime,
                             const RenderContext& ctx, const Framework* framework) {
-  return render_pipeline(job, runtime, ctx, framework, std::nullopt);
+  return render_pipeline(job, match_runtime(job, runtime), ctx, framework, std::nullopt);
 }
 
 Result<RenderOutput> render_documents(const std::vector<json::value>& documents,
@@ -157,8 +163,8 @@ Result<RenderOutput> render_documents(std::vector<json::value>&& documents,
   // Render needs the runtime: admission reports one that is not among the inputs as kNotFound.
   AdmissionOptions admission_options = options;
   admission_options.missing_runtime = MissingRuntime::kFail;
-  std::vector<std::optional<Info>> infos;
-  auto admitted = detail::admit(std::move(documents), ctx, admission_options, &infos);
+  std::vector<detail::AdmittedJob> jobs;
+  auto admitted = detail::admit(std::move(documents), ctx, admission_options, &jobs);
   if (!admitted) return tl::unexpected(admitted.error());
   Admission& adm = *admitted;
   if (!adm.ok()) return tl::unexpected(Error::invalid(std::move(adm.errors)));
@@ -169,16 +175,15 @@ Result<RenderOutput> render_documents(std::vector<json::value>&& documents,
   const TrainJob& job = adm.objects.train_jobs.front();
   const std::string ns = options.namespace_.empty() ? std::string("default") : options.namespace_;
   const AdmissionScope scope = AdmissionScope::of(adm.objects, ns);
-  const auto match = find_runtime(scope, job);
+  // The runtime admission resolved (pointers into adm.objects, which outlive the render).
+  const RuntimeRefMatch& match = jobs.front().runtime;
   if (!match.found()) {
     return fail(ErrorCode::kInternal,
                 "admission accepted TrainJob " + job_key(job) + " without its runtime");
   }
   const RenderContext rctx =
       detail::with_existing_objects(ctx, scope.existing_objects, scope.default_namespace);
-  auto out =
-      render_pipeline(job, RuntimeLookup{match.training_runtime, match.cluster_training_runtime},
-                      rctx, options.framework, std::move(infos.front()));
+  auto out = render_pipeline(job, match, rctx, options.framework, std::move(jobs.front().info));
   if (!out) return out;
   out->warnings = std::move(adm.warnings);
   return out;
