@@ -2,6 +2,7 @@
 // trainer_client: configuration loading (kubectl's rules) and the kube client behind the
 // cluster calls. Every body goes through the C ABI's exception guard.
 #include "capi/client.hpp"
+#include "capi/options_version.hpp"
 
 #include <chrono>
 #include <cstddef>
@@ -49,38 +50,20 @@ struct PendingUserData {
 extern "C" {
 
 trainer_status trainer_client_options_init(trainer_client_options* opts, uint32_t version) {
-  return guard(nullptr, [&] {
-    if (opts == nullptr || version == 0 || version > TRAINER_CLIENT_OPTIONS_VERSION) {
-      return TRAINER_E_INVALID_ARGUMENT;
-    }
-    // Only the fields of `version`: a caller of an earlier version owns a shorter struct.
-    opts->version = version;
-    opts->kubeconfig = nullptr;
-    opts->context = nullptr;
-    opts->namespace_name = nullptr;
-    opts->request_timeout_ms = 0;
-    opts->qps = 0;
-    opts->burst = 0;
-    opts->user_agent = nullptr;
-    opts->on_warning = nullptr;
-    opts->warning_user_data = nullptr;
-    opts->warning_user_data_free = nullptr;
-    if (version >= 2) {
-      opts->max_response_bytes = 0;
-      opts->max_watch_event_bytes = 0;
-      opts->on_log = nullptr;
-      opts->log_user_data = nullptr;
-      opts->log_user_data_free = nullptr;
-    }
-    return TRAINER_OK;
-  });
+  // Version 1 ends before `max_response_bytes`.
+  return trainer::capi::init_options(
+      opts, version, TRAINER_CLIENT_OPTIONS_VERSION,
+      trainer_client_options TRAINER_CLIENT_OPTIONS_INIT, [](uint32_t v) {
+        return v >= 2 ? sizeof(trainer_client_options)
+                      : offsetof(trainer_client_options, max_response_bytes);
+      });
 }
 
 trainer_status trainer_client_new(const trainer_client_options* opts, trainer_client** out,
                                   trainer_error** err) {
   // The caller's user data is ours from here on, whatever happens (as trainer_run_start).
-  const bool readable =
-      opts == nullptr || (opts->version >= 1 && opts->version <= TRAINER_CLIENT_OPTIONS_VERSION);
+  const bool readable = opts == nullptr ||
+                        trainer::capi::known_version(opts->version, TRAINER_CLIENT_OPTIONS_VERSION);
   PendingUserData pending;
   PendingUserData pending_log;
   if (opts != nullptr && readable) {
@@ -111,9 +94,8 @@ trainer_status trainer_client_new(const trainer_client_options* opts, trainer_cl
     *out = nullptr;
     if (!readable) {
       return set_error(err, TRAINER_E_INVALID_ARGUMENT,
-                       "trainer_client_options.version " + std::to_string(opts->version) +
-                           " is not supported (expected 1 to " +
-                           std::to_string(TRAINER_CLIENT_OPTIONS_VERSION) + ")");
+                       trainer::capi::unsupported_version("trainer_client_options", opts->version,
+                                                          TRAINER_CLIENT_OPTIONS_VERSION));
     }
     kube::LoadOptions load;
     kube::ClientOptions client_options;

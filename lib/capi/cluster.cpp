@@ -4,6 +4,7 @@
 // cannot throw.
 #include "trainer/cluster.hpp"
 #include "capi/client.hpp"
+#include "capi/options_version.hpp"
 #include "capi/plugin.hpp"
 #include "trainer/codec.hpp"
 
@@ -45,26 +46,9 @@ std::string str(const char* s) {
   return s == nullptr ? std::string() : std::string(s);
 }
 
-// Later versions of an options struct append fields, so a caller's version above ours is a
-// struct we cannot read; the fields a version appended are read only for that version.
 template <class Options>
 bool supported(const Options* opts, uint32_t current) {
-  return opts == nullptr || (opts->version != 0 && opts->version <= current);
-}
-
-std::string unsupported(const char* type, uint32_t version, uint32_t current) {
-  return std::string(type) + ".version " + std::to_string(version) +
-         " is not supported (expected " + std::to_string(current) + ")";
-}
-
-template <class Options>
-trainer_status init_options(Options* opts, uint32_t version, uint32_t current,
-                            const Options& init) {
-  return guard(nullptr, [&] {
-    if (opts == nullptr || version != current) return TRAINER_E_INVALID_ARGUMENT;
-    *opts = init;
-    return TRAINER_OK;
-  });
+  return opts == nullptr || trainer::capi::known_version(opts->version, current);
 }
 
 bool known_format(trainer_format fmt) {
@@ -123,17 +107,13 @@ extern "C" {
 
 trainer_status trainer_cluster_apply_options_init(trainer_cluster_apply_options* opts,
                                                   uint32_t version) {
-  return guard(nullptr, [&] {
-    if (opts == nullptr || version == 0 || version > TRAINER_CLUSTER_APPLY_OPTIONS_VERSION) {
-      return TRAINER_E_INVALID_ARGUMENT;
-    }
-    // Only the fields of `version`: version 1 ends before `framework`.
-    const trainer_cluster_apply_options init = TRAINER_CLUSTER_APPLY_OPTIONS_INIT;
-    std::memcpy(static_cast<void*>(opts), &init,
-                version >= 2 ? sizeof init : offsetof(trainer_cluster_apply_options, framework));
-    opts->version = version;
-    return TRAINER_OK;
-  });
+  // Version 1 ends before `framework`.
+  return trainer::capi::init_options(opts, version, TRAINER_CLUSTER_APPLY_OPTIONS_VERSION,
+                                     TRAINER_CLUSTER_APPLY_OPTIONS_INIT, [](uint32_t v) {
+                                       return v >= 2 ? sizeof(trainer_cluster_apply_options)
+                                                     : offsetof(trainer_cluster_apply_options,
+                                                                framework);
+                                     });
 }
 
 trainer_status trainer_cluster_apply(trainer_client* client, const char* data, size_t len,
@@ -145,8 +125,9 @@ trainer_status trainer_cluster_apply(trainer_client* client, const char* data, s
     if (out == nullptr) return bad_argument(err, "out is NULL");
     if (data == nullptr && len != 0) return bad_argument(err, "data is NULL");
     if (!supported(opts, TRAINER_CLUSTER_APPLY_OPTIONS_VERSION)) {
-      return bad_argument(err, unsupported("trainer_cluster_apply_options", opts->version,
-                                           TRAINER_CLUSTER_APPLY_OPTIONS_VERSION));
+      return bad_argument(
+          err, trainer::capi::unsupported_version("trainer_cluster_apply_options", opts->version,
+                                                  TRAINER_CLUSTER_APPLY_OPTIONS_VERSION));
     }
     trainer::DecodeOptions decode;
     cluster::ApplyOptions options;
@@ -211,8 +192,8 @@ const char* trainer_cluster_apply_result_json(const trainer_cluster_apply_result
 
 trainer_status trainer_cluster_get_options_init(trainer_cluster_get_options* opts,
                                                 uint32_t version) {
-  return init_options(opts, version, TRAINER_CLUSTER_GET_OPTIONS_VERSION,
-                      trainer_cluster_get_options TRAINER_CLUSTER_GET_OPTIONS_INIT);
+  return trainer::capi::init_options(opts, version, TRAINER_CLUSTER_GET_OPTIONS_VERSION,
+                                     trainer_cluster_get_options TRAINER_CLUSTER_GET_OPTIONS_INIT);
 }
 
 trainer_status trainer_cluster_get(trainer_client* client, const char* kind,
@@ -226,8 +207,9 @@ trainer_status trainer_cluster_get(trainer_client* client, const char* kind,
     if (auto bad = check_output(out)) return bad_argument(err, *bad);
     if (!known_format(fmt)) return bad_argument(err, "unknown format " + std::to_string(fmt));
     if (!supported(opts, TRAINER_CLUSTER_GET_OPTIONS_VERSION)) {
-      return bad_argument(err, unsupported("trainer_cluster_get_options", opts->version,
-                                           TRAINER_CLUSTER_GET_OPTIONS_VERSION));
+      return bad_argument(
+          err, trainer::capi::unsupported_version("trainer_cluster_get_options", opts->version,
+                                                  TRAINER_CLUSTER_GET_OPTIONS_VERSION));
     }
     auto parsed = cluster::parse_kind(kind);
     if (!parsed) return set_error(err, parsed.error());
@@ -250,8 +232,9 @@ trainer_status trainer_cluster_list(trainer_client* client, const char* kind,
     if (auto bad = check_output(out)) return bad_argument(err, *bad);
     if (!known_format(fmt)) return bad_argument(err, "unknown format " + std::to_string(fmt));
     if (!supported(opts, TRAINER_CLUSTER_GET_OPTIONS_VERSION)) {
-      return bad_argument(err, unsupported("trainer_cluster_get_options", opts->version,
-                                           TRAINER_CLUSTER_GET_OPTIONS_VERSION));
+      return bad_argument(
+          err, trainer::capi::unsupported_version("trainer_cluster_get_options", opts->version,
+                                                  TRAINER_CLUSTER_GET_OPTIONS_VERSION));
     }
     auto parsed = cluster::parse_kind(kind);
     if (!parsed) return set_error(err, parsed.error());
@@ -272,8 +255,9 @@ trainer_status trainer_cluster_list(trainer_client* client, const char* kind,
 
 trainer_status trainer_cluster_watch_options_init(trainer_cluster_watch_options* opts,
                                                   uint32_t version) {
-  return init_options(opts, version, TRAINER_CLUSTER_WATCH_OPTIONS_VERSION,
-                      trainer_cluster_watch_options TRAINER_CLUSTER_WATCH_OPTIONS_INIT);
+  return trainer::capi::init_options(
+      opts, version, TRAINER_CLUSTER_WATCH_OPTIONS_VERSION,
+      trainer_cluster_watch_options TRAINER_CLUSTER_WATCH_OPTIONS_INIT);
 }
 
 trainer_status trainer_cluster_watch(trainer_client* client, const char* namespace_name,
@@ -284,8 +268,9 @@ trainer_status trainer_cluster_watch(trainer_client* client, const char* namespa
     if (client == nullptr) return bad_argument(err, "client is NULL");
     if (fn == nullptr) return bad_argument(err, "fn is NULL");
     if (!supported(opts, TRAINER_CLUSTER_WATCH_OPTIONS_VERSION)) {
-      return bad_argument(err, unsupported("trainer_cluster_watch_options", opts->version,
-                                           TRAINER_CLUSTER_WATCH_OPTIONS_VERSION));
+      return bad_argument(
+          err, trainer::capi::unsupported_version("trainer_cluster_watch_options", opts->version,
+                                                  TRAINER_CLUSTER_WATCH_OPTIONS_VERSION));
     }
     cluster::WatchOptions options;
     if (opts != nullptr) {
@@ -313,8 +298,9 @@ trainer_status trainer_cluster_watch(trainer_client* client, const char* namespa
 
 trainer_status trainer_cluster_wait_options_init(trainer_cluster_wait_options* opts,
                                                  uint32_t version) {
-  return init_options(opts, version, TRAINER_CLUSTER_WAIT_OPTIONS_VERSION,
-                      trainer_cluster_wait_options TRAINER_CLUSTER_WAIT_OPTIONS_INIT);
+  return trainer::capi::init_options(
+      opts, version, TRAINER_CLUSTER_WAIT_OPTIONS_VERSION,
+      trainer_cluster_wait_options TRAINER_CLUSTER_WAIT_OPTIONS_INIT);
 }
 
 trainer_status trainer_cluster_wait(trainer_client* client, const char* namespace_name,
@@ -330,8 +316,9 @@ trainer_status trainer_cluster_wait(trainer_client* client, const char* namespac
     }
     if (auto bad = check_output(out)) return bad_argument(err, *bad);
     if (!supported(opts, TRAINER_CLUSTER_WAIT_OPTIONS_VERSION)) {
-      return bad_argument(err, unsupported("trainer_cluster_wait_options", opts->version,
-                                           TRAINER_CLUSTER_WAIT_OPTIONS_VERSION));
+      return bad_argument(
+          err, trainer::capi::unsupported_version("trainer_cluster_wait_options", opts->version,
+                                                  TRAINER_CLUSTER_WAIT_OPTIONS_VERSION));
     }
     cluster::WaitOptions options;
     std::string status = "True";
@@ -355,8 +342,9 @@ trainer_status trainer_cluster_wait(trainer_client* client, const char* namespac
 
 trainer_status trainer_cluster_logs_options_init(trainer_cluster_logs_options* opts,
                                                  uint32_t version) {
-  return init_options(opts, version, TRAINER_CLUSTER_LOGS_OPTIONS_VERSION,
-                      trainer_cluster_logs_options TRAINER_CLUSTER_LOGS_OPTIONS_INIT);
+  return trainer::capi::init_options(
+      opts, version, TRAINER_CLUSTER_LOGS_OPTIONS_VERSION,
+      trainer_cluster_logs_options TRAINER_CLUSTER_LOGS_OPTIONS_INIT);
 }
 
 trainer_status trainer_cluster_logs(trainer_client* client, const char* namespace_name,
@@ -368,8 +356,9 @@ trainer_status trainer_cluster_logs(trainer_client* client, const char* namespac
     if (name == nullptr || *name == '\0') return bad_argument(err, "name is NULL or empty");
     if (fn == nullptr) return bad_argument(err, "fn is NULL");
     if (!supported(opts, TRAINER_CLUSTER_LOGS_OPTIONS_VERSION)) {
-      return bad_argument(err, unsupported("trainer_cluster_logs_options", opts->version,
-                                           TRAINER_CLUSTER_LOGS_OPTIONS_VERSION));
+      return bad_argument(
+          err, trainer::capi::unsupported_version("trainer_cluster_logs_options", opts->version,
+                                                  TRAINER_CLUSTER_LOGS_OPTIONS_VERSION));
     }
     cluster::LogsOptions options;
     if (opts != nullptr) {
@@ -407,8 +396,9 @@ trainer_status trainer_cluster_logs(trainer_client* client, const char* namespac
 
 trainer_status trainer_cluster_delete_options_init(trainer_cluster_delete_options* opts,
                                                    uint32_t version) {
-  return init_options(opts, version, TRAINER_CLUSTER_DELETE_OPTIONS_VERSION,
-                      trainer_cluster_delete_options TRAINER_CLUSTER_DELETE_OPTIONS_INIT);
+  return trainer::capi::init_options(
+      opts, version, TRAINER_CLUSTER_DELETE_OPTIONS_VERSION,
+      trainer_cluster_delete_options TRAINER_CLUSTER_DELETE_OPTIONS_INIT);
 }
 
 trainer_status trainer_cluster_delete(trainer_client* client, const char* kind,
@@ -420,8 +410,9 @@ trainer_status trainer_cluster_delete(trainer_client* client, const char* kind,
     if (kind == nullptr) return bad_argument(err, "kind is NULL");
     if (name == nullptr || *name == '\0') return bad_argument(err, "name is NULL or empty");
     if (!supported(opts, TRAINER_CLUSTER_DELETE_OPTIONS_VERSION)) {
-      return bad_argument(err, unsupported("trainer_cluster_delete_options", opts->version,
-                                           TRAINER_CLUSTER_DELETE_OPTIONS_VERSION));
+      return bad_argument(
+          err, trainer::capi::unsupported_version("trainer_cluster_delete_options", opts->version,
+                                                  TRAINER_CLUSTER_DELETE_OPTIONS_VERSION));
     }
     auto parsed = cluster::parse_kind(kind);
     if (!parsed) return set_error(err, parsed.error());

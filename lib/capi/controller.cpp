@@ -4,6 +4,7 @@
 // the reconcile callback runs on the loop's worker threads, so nothing is thrown back into them.
 #include "trainer/controller.hpp"
 #include "capi/client.hpp"
+#include "capi/options_version.hpp"
 #include "capi/plugin.hpp"
 
 #include <boost/json/array.hpp>
@@ -170,21 +171,14 @@ struct trainer_controller {
 extern "C" {
 
 trainer_status trainer_controller_options_init(trainer_controller_options* opts, uint32_t version) {
-  return guard(nullptr, [&] {
-    if (opts == nullptr || version == 0 || version > TRAINER_CONTROLLER_OPTIONS_VERSION) {
-      return TRAINER_E_INVALID_ARGUMENT;
-    }
-    // Only the fields of `version`: version 1 ends before `framework`, 2 before
-    // `operator_namespace`.
-    const trainer_controller_options init = TRAINER_CONTROLLER_OPTIONS_INIT;
-    const std::size_t size = version >= 3 ? sizeof init
-                             : version == 2
-                                 ? offsetof(trainer_controller_options, operator_namespace)
-                                 : offsetof(trainer_controller_options, framework);
-    std::memcpy(static_cast<void*>(opts), &init, size);
-    opts->version = version;
-    return TRAINER_OK;
-  });
+  // Version 1 ends before `framework`, 2 before `operator_namespace`.
+  return trainer::capi::init_options(
+      opts, version, TRAINER_CONTROLLER_OPTIONS_VERSION,
+      trainer_controller_options TRAINER_CONTROLLER_OPTIONS_INIT, [](uint32_t v) {
+        return v >= 3   ? sizeof(trainer_controller_options)
+               : v == 2 ? offsetof(trainer_controller_options, operator_namespace)
+                        : offsetof(trainer_controller_options, framework);
+      });
 }
 
 trainer_status trainer_controller_new(trainer_client* client,
@@ -192,8 +186,8 @@ trainer_status trainer_controller_new(trainer_client* client,
                                       trainer_controller** out, trainer_error** err) {
   // The caller's user data is ours from here on, whatever happens (as trainer_client_new).
   // Versions 1 and 2 are readable; `framework` (version 2) is read only for version 2.
-  const bool readable = opts == nullptr ||
-                        (opts->version != 0 && opts->version <= TRAINER_CONTROLLER_OPTIONS_VERSION);
+  const bool readable = opts == nullptr || trainer::capi::known_version(
+                                               opts->version, TRAINER_CONTROLLER_OPTIONS_VERSION);
   PendingUserData pending;
   if (opts != nullptr && readable) {
     pending.free_fn = opts->reconcile_user_data_free;
@@ -311,18 +305,14 @@ void trainer_controller_free(trainer_controller* ctl) {
 
 trainer_status trainer_controller_reconcile_options_init(trainer_controller_reconcile_options* opts,
                                                          uint32_t version) {
-  return guard(nullptr, [&] {
-    if (opts == nullptr || version == 0 || version > TRAINER_CONTROLLER_RECONCILE_OPTIONS_VERSION) {
-      return TRAINER_E_INVALID_ARGUMENT;
-    }
-    // Only the fields of `version`: version 1 ends before `framework`.
-    const trainer_controller_reconcile_options init = TRAINER_CONTROLLER_RECONCILE_OPTIONS_INIT;
-    std::memcpy(
-        static_cast<void*>(opts), &init,
-        version >= 2 ? sizeof init : offsetof(trainer_controller_reconcile_options, framework));
-    opts->version = version;
-    return TRAINER_OK;
-  });
+  // Version 1 ends before `framework`.
+  return trainer::capi::init_options(
+      opts, version, TRAINER_CONTROLLER_RECONCILE_OPTIONS_VERSION,
+      trainer_controller_reconcile_options TRAINER_CONTROLLER_RECONCILE_OPTIONS_INIT,
+      [](uint32_t v) {
+        return v >= 2 ? sizeof(trainer_controller_reconcile_options)
+                      : offsetof(trainer_controller_reconcile_options, framework);
+      });
 }
 
 trainer_status trainer_controller_reconcile(trainer_client* client, const char* namespace_name,
@@ -336,12 +326,11 @@ trainer_status trainer_controller_reconcile(trainer_client* client, const char* 
     if (out->data != nullptr || out->len != 0) {
       return bad_argument(err, "out is not empty (use TRAINER_BUFFER_INIT)");
     }
-    if (opts != nullptr &&
-        (opts->version == 0 || opts->version > TRAINER_CONTROLLER_RECONCILE_OPTIONS_VERSION)) {
-      return bad_argument(err, "trainer_controller_reconcile_options.version " +
-                                   std::to_string(opts->version) + " is not supported (expected " +
-                                   std::to_string(TRAINER_CONTROLLER_RECONCILE_OPTIONS_VERSION) +
-                                   ")");
+    if (opts != nullptr && !trainer::capi::known_version(
+                               opts->version, TRAINER_CONTROLLER_RECONCILE_OPTIONS_VERSION)) {
+      return bad_argument(err, trainer::capi::unsupported_version(
+                                   "trainer_controller_reconcile_options", opts->version,
+                                   TRAINER_CONTROLLER_RECONCILE_OPTIONS_VERSION));
     }
     ctl::ReconcilerOptions options;
     if (opts != nullptr) {

@@ -4,6 +4,7 @@
 // result is immutable.
 #include "trainer/convert.hpp"
 #include "capi/capi.hpp"
+#include "capi/options_version.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
@@ -48,14 +49,8 @@ std::string encode(const std::vector<json::value>& objects, trainer_format fmt) 
 extern "C" {
 
 trainer_status trainer_convert_options_init(trainer_convert_options* opts, uint32_t version) {
-  return guard(nullptr, [&] {
-    if (opts == nullptr || version == 0 || version > TRAINER_CONVERT_OPTIONS_VERSION) {
-      return TRAINER_E_INVALID_ARGUMENT;
-    }
-    *opts = TRAINER_CONVERT_OPTIONS_INIT;
-    opts->version = version;
-    return TRAINER_OK;
-  });
+  return trainer::capi::init_options(opts, version, TRAINER_CONVERT_OPTIONS_VERSION,
+                                     trainer_convert_options TRAINER_CONVERT_OPTIONS_INIT);
 }
 
 trainer_status trainer_convert(const char* data, size_t len, const trainer_convert_options* opts,
@@ -71,7 +66,7 @@ trainer_status trainer_convert(const char* data, size_t len, const trainer_conve
     }
     trainer_convert_options options = TRAINER_CONVERT_OPTIONS_INIT;
     if (opts != nullptr) {
-      if (opts->version == 0 || opts->version > TRAINER_CONVERT_OPTIONS_VERSION) {
+      if (!trainer::capi::known_version(opts->version, TRAINER_CONVERT_OPTIONS_VERSION)) {
         return set_error(err, TRAINER_E_INVALID_ARGUMENT,
                          "trainer_convert: unsupported trainer_convert_options version " +
                              std::to_string(opts->version));

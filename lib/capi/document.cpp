@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Documents: parse (YAML/JSON -> typed or JSON), default, validate, encode.
 #include "capi/capi.hpp"
+#include "capi/options_version.hpp"
 #include "capi/plugin.hpp"
 
 #include "trainer/admission.hpp"
@@ -157,20 +158,13 @@ using trainer::capi::set_error;
 extern "C" {
 
 trainer_status trainer_parse_options_init(trainer_parse_options* opts, uint32_t version) {
-  return guard(nullptr, [&] {
-    if (opts == nullptr || version == 0 || version > TRAINER_PARSE_OPTIONS_VERSION) {
-      return TRAINER_E_INVALID_ARGUMENT;
-    }
-    // Only the fields of `version`: a caller of an earlier version owns a shorter struct.
-    opts->version = version;
-    opts->max_document_bytes = 0;
-    opts->max_depth = 0;
-    opts->max_documents = 0;
-    opts->max_nodes = 0;
-    opts->max_aliases = 0;
-    if (version >= 2) opts->max_alias_bytes = 0;
-    return TRAINER_OK;
-  });
+  // Version 1 ends before `max_alias_bytes`.
+  return trainer::capi::init_options(
+      opts, version, TRAINER_PARSE_OPTIONS_VERSION,
+      trainer_parse_options TRAINER_PARSE_OPTIONS_INIT, [](uint32_t v) {
+        return v >= 2 ? sizeof(trainer_parse_options)
+                      : offsetof(trainer_parse_options, max_alias_bytes);
+      });
 }
 
 trainer_status trainer_documents_parse(const char* data, size_t len,

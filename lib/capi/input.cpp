@@ -3,13 +3,14 @@
 // List stands for its items, and the header fields of an object.
 #include "api/json_path.hpp"
 #include "capi/capi.hpp"
+#include "capi/options_version.hpp"
 
 namespace trainer::capi {
 
 std::optional<std::string> apply_parse_options(const trainer_parse_options* opts,
                                                DecodeOptions& out) {
   if (opts == nullptr) return std::nullopt;
-  if (opts->version == 0 || opts->version > TRAINER_PARSE_OPTIONS_VERSION) {
+  if (!known_version(opts->version, TRAINER_PARSE_OPTIONS_VERSION)) {
     return "unsupported trainer_parse_options version " + std::to_string(opts->version);
   }
   if (opts->max_document_bytes != 0) out.max_document_bytes = opts->max_document_bytes;

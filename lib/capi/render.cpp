@@ -4,6 +4,7 @@
 #include "trainer/render.hpp"
 #include "api/json_path.hpp"
 #include "capi/capi.hpp"
+#include "capi/options_version.hpp"
 #include "capi/plugin.hpp"
 #include "trainer/ssh.hpp"
 
@@ -103,15 +104,9 @@ trainer_status option_error(trainer_error** err, const trainer::Error& error) {
 extern "C" {
 
 trainer_status trainer_render_options_init(trainer_render_options* opts, uint32_t version) {
-  return guard(nullptr, [&] {
-    if (opts == nullptr || version == 0 || version > TRAINER_RENDER_OPTIONS_VERSION) {
-      return TRAINER_E_INVALID_ARGUMENT;
-    }
-    const trainer_render_options init = TRAINER_RENDER_OPTIONS_INIT;
-    std::memcpy(static_cast<void*>(opts), &init, options_size(version));
-    opts->version = version;
-    return TRAINER_OK;
-  });
+  return trainer::capi::init_options(opts, version, TRAINER_RENDER_OPTIONS_VERSION,
+                                     trainer_render_options TRAINER_RENDER_OPTIONS_INIT,
+                                     options_size);
 }
 
 trainer_status trainer_render(const char* data, size_t len, const trainer_render_options* opts,
@@ -127,7 +122,7 @@ trainer_status trainer_render(const char* data, size_t len, const trainer_render
     }
     trainer_render_options options = TRAINER_RENDER_OPTIONS_INIT;
     if (opts != nullptr) {
-      if (opts->version == 0 || opts->version > TRAINER_RENDER_OPTIONS_VERSION) {
+      if (!trainer::capi::known_version(opts->version, TRAINER_RENDER_OPTIONS_VERSION)) {
         return set_error(err, TRAINER_E_INVALID_ARGUMENT,
                          "trainer_render: unsupported trainer_render_options version " +
                              std::to_string(opts->version));

@@ -2,6 +2,7 @@
 // trainer_run_*: the C face of trainer::local::Executor. Every body goes through the C ABI's
 // exception guard; errors become owned trainer_error objects.
 #include "capi/capi.hpp"
+#include "capi/options_version.hpp"
 #include "trainer/codec.hpp"
 #include "trainer/local.hpp"
 
@@ -132,9 +133,9 @@ trainer_status trainer_run_start(const char* objects, size_t len,
                                  trainer_error** err) {
   // The caller's user data is ours from here on, whatever happens.
   auto sink = std::make_shared<LogSink>();
-  const bool known_version = options != nullptr && options->version >= 1 &&
-                             options->version <= TRAINER_RUN_OPTIONS_VERSION;
-  if (known_version) {
+  const bool readable = options != nullptr &&
+                        trainer::capi::known_version(options->version, TRAINER_RUN_OPTIONS_VERSION);
+  if (readable) {
     sink->fn = options->on_log;
     sink->user_data = options->log_user_data;
     sink->user_data_free = options->log_user_data_free;
@@ -143,10 +144,10 @@ trainer_status trainer_run_start(const char* objects, size_t len,
     if (objects == nullptr && len != 0) return bad_argument(err, "objects is NULL");
     if (out == nullptr) return bad_argument(err, "out is NULL");
     if (options == nullptr) return bad_argument(err, "options is NULL (run_dir is required)");
-    if (!known_version) {
-      return bad_argument(err, "trainer_run_options.version " + std::to_string(options->version) +
-                                   " is not supported (expected 1 to " +
-                                   std::to_string(TRAINER_RUN_OPTIONS_VERSION) + ")");
+    if (!readable) {
+      return bad_argument(
+          err, trainer::capi::unsupported_version("trainer_run_options", options->version,
+                                                  TRAINER_RUN_OPTIONS_VERSION));
     }
     if (options->run_dir == nullptr || *options->run_dir == '\0') {
       return bad_argument(err, "trainer_run_options.run_dir is required");
