@@ -5,6 +5,7 @@
 #include "controller/leader_election.hpp"
 #include "support/api_server.hpp"
 #include "support/tcp_proxy.hpp"
+#include "support/test_client.hpp"
 #include "trainer/controller.hpp"
 #include "trainer/kube.hpp"
 
@@ -32,33 +33,14 @@ using trainer::kube::Client;
 using trainer::kube::ClientOptions;
 using trainer::kube::Resource;
 using trainer::testing::ApiServer;
+using trainer::testing::client_for;
+using trainer::testing::need;
 using trainer::testing::TcpProxy;
+using trainer::testing::test_client_options;
 using trainer::testing::unique_namespace;
 using trainer::testing::url_port;
 
 namespace {
-
-Client client_for(ApiServer& server, const std::string& server_url = "") {
-  trainer::kube::LoadOptions load;
-  load.kubeconfig = server.kubeconfig();
-  auto config = trainer::kube::load_config(load);
-  REQUIRE(config);
-  if (!server_url.empty()) config->server = server_url;
-  ClientOptions options;
-  options.qps = -1;
-  options.timeout = 30s;
-  options.connect_timeout = 5s;
-  options.stream_idle_timeout = 20s;
-  auto client = Client::create(*config, options);
-  REQUIRE(client);
-  return std::move(*client);
-}
-
-Resource need(Client& client, const char* api_version, const char* kind) {
-  auto resource = client.resource_for(api_version, kind);
-  REQUIRE(resource);
-  return *resource;
-}
 
 boost::json::object json(const std::string& text) {
   return boost::json::parse(text).as_object();
@@ -91,7 +73,7 @@ struct Fixture {
   Resource job_sets;
 
   Fixture(ApiServer& server, const std::string& prefix, const std::string& url = "")
-      : client(client_for(server, url)),
+      : client(client_for(server, test_client_options(), url)),
         ns(unique_namespace(server, prefix)),
         train_jobs(need(client, "trainer.kubeflow.org/v1alpha1", "TrainJob")),
         runtimes(need(client, "trainer.kubeflow.org/v1alpha1", "TrainingRuntime")),

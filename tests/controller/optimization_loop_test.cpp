@@ -6,6 +6,7 @@
 // trainerStatus.metrics, as a pod does through the status server). Also the watch mode: a
 // trial's status change queues its OptimizationJob.
 #include "support/api_server.hpp"
+#include "support/test_client.hpp"
 #include "trainer/cluster.hpp"
 #include "trainer/controller.hpp"
 #include "trainer/kube.hpp"
@@ -27,29 +28,10 @@ using trainer::controller::Controller;
 using trainer::controller::ControllerOptions;
 using trainer::controller::ReconcileResult;
 using trainer::testing::ApiServer;
+using trainer::testing::client_for;
+using trainer::testing::need;
 
 namespace {
-
-kube::Client client_for(ApiServer& server) {
-  kube::LoadOptions load;
-  load.kubeconfig = server.kubeconfig();
-  auto config = kube::load_config(load);
-  REQUIRE(config);
-  kube::ClientOptions options;
-  options.qps = -1;
-  options.timeout = 30s;
-  options.connect_timeout = 5s;
-  options.stream_idle_timeout = 20s;
-  auto client = kube::Client::create(*config, options);
-  REQUIRE(client);
-  return std::move(*client);
-}
-
-kube::Resource need(kube::Client& client, const char* api_version, const char* kind) {
-  auto resource = client.resource_for(api_version, kind);
-  REQUIRE(resource);
-  return *resource;
-}
 
 constexpr const char* kRuntime = R"({
   "apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainingRuntime",

@@ -5,6 +5,7 @@
 // writing the trials' status), status.result the best trial by the direction.
 #include "controller/optimization_reconciler.hpp"
 #include "support/api_server.hpp"
+#include "support/test_client.hpp"
 #include "trainer/codec.hpp"
 
 #include <boost/json.hpp>
@@ -17,22 +18,9 @@ using namespace std::chrono_literals;
 namespace json = boost::json;
 namespace kube = trainer::kube;
 using trainer::testing::ApiServer;
+using trainer::testing::client_for;
 
 namespace {
-
-kube::Client client_for(ApiServer& server) {
-  kube::LoadOptions load;
-  load.kubeconfig = server.kubeconfig();
-  auto config = kube::load_config(load);
-  REQUIRE(config);
-  kube::ClientOptions options;
-  options.qps = -1;
-  options.timeout = 30s;
-  options.connect_timeout = 5s;
-  auto client = kube::Client::create(*config, options);
-  REQUIRE(client);
-  return std::move(*client);
-}
 
 kube::Resource resource(kube::Client& client, std::string_view kind) {
   auto r = client.resource_for("trainer.kubeflow.org/v1alpha1", kind);

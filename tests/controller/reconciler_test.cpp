@@ -6,6 +6,7 @@
 // event of a failed apply, no write when nothing changed).
 #include "support/api_server.hpp"
 #include "support/cluster_data.hpp"
+#include "support/test_client.hpp"
 #include "trainer/cluster.hpp"
 #include "trainer/codec.hpp"
 #include "trainer/controller.hpp"
@@ -30,31 +31,12 @@ namespace cluster = trainer::cluster;
 namespace controller = trainer::controller;
 namespace kube = trainer::kube;
 using trainer::ErrorCode;
+using trainer::testing::admin_config;
 using trainer::testing::ApiServer;
+using trainer::testing::client_for;
+using trainer::testing::test_client_options;
 
 namespace {
-
-kube::ClientOptions test_options() {
-  kube::ClientOptions options;
-  options.qps = -1;
-  options.timeout = 30s;
-  options.connect_timeout = 5s;
-  return options;
-}
-
-kube::Config admin_config(ApiServer& server) {
-  kube::LoadOptions load;
-  load.kubeconfig = server.kubeconfig();
-  auto config = kube::load_config(load);
-  REQUIRE(config);
-  return *config;
-}
-
-kube::Client client_for(const kube::Config& config) {
-  auto client = kube::Client::create(config, test_options());
-  REQUIRE(client);
-  return std::move(*client);
-}
 
 void apply_yaml(kube::Client& client, const std::string& ns, const std::string& yaml) {
   auto docs = trainer::parse_documents(yaml);
@@ -159,7 +141,7 @@ const std::string kCompleted = R"({"conditions":[{"type":"Completed","status":"T
 TEST_CASE("a reconcile applies the rendered objects owned by the real TrainJob", "[controller]") {
   auto& server = ApiServer::shared();
   const auto ns = trainer::testing::unique_namespace(server, "rec-objects");
-  auto client = client_for(admin_config(server));
+  auto client = client_for(server);
   apply_yaml(client, ns, kRuntime + "---\n" + train_job("x"));
   const auto before = trainjob(client, ns, "x");
   const std::string uid(before.at("metadata").at("uid").as_string());
@@ -215,7 +197,7 @@ TEST_CASE("the TrainJob status follows the JobSet's: counters, Failed with resta
           "[controller]") {
   auto& server = ApiServer::shared();
   const auto ns = trainer::testing::unique_namespace(server, "rec-status");
-  auto client = client_for(admin_config(server));
+  auto client = client_for(server);
   apply_yaml(client, ns, kRuntime + "---\n" + train_job("x"));
   controller::Reconciler reconciler(client);
   reconcile_ok(reconciler, ns, "x");
@@ -259,7 +241,7 @@ TEST_CASE(
     "[controller]") {
   auto& server = ApiServer::shared();
   const auto ns = trainer::testing::unique_namespace(server, "rec-suspend");
-  auto client = client_for(admin_config(server));
+  auto client = client_for(server);
   apply_yaml(client, ns, kRuntime + "---\n" + train_job("x", "  suspend: true\n"));
   controller::Reconciler reconciler(client);
 
@@ -297,7 +279,7 @@ TEST_CASE("a finished TrainJob whose JobSet was deleted keeps its status and get
           "[controller]") {
   auto& server = ApiServer::shared();
   const auto ns = trainer::testing::unique_namespace(server, "rec-finished");
-  auto client = client_for(admin_config(server));
+  auto client = client_for(server);
   apply_yaml(client, ns, kRuntime + "---\n" + train_job("x"));
   controller::Reconciler reconciler(client);
   reconcile_ok(reconciler, ns, "x");
@@ -325,7 +307,7 @@ TEST_CASE("an expired activeDeadlineSeconds fails the TrainJob and deletes its J
           "[controller]") {
   auto& server = ApiServer::shared();
   const auto ns = trainer::testing::unique_namespace(server, "rec-deadline");
-  auto client = client_for(admin_config(server));
+  auto client = client_for(server);
   apply_yaml(client, ns, kRuntime + "---\n" + train_job("x", "  activeDeadlineSeconds: 600\n"));
 
   // Pending: requeue after what is left (at most the deadline).
@@ -361,7 +343,7 @@ TEST_CASE("an expired activeDeadlineSeconds fails the TrainJob and deletes its J
 TEST_CASE("an existing MPI Secret is reused, not replaced", "[controller]") {
   auto& server = ApiServer::shared();
   const auto ns = trainer::testing::unique_namespace(server, "rec-mpi");
-  auto client = client_for(admin_config(server));
+  auto client = client_for(server);
   // The built-in deepspeed-distributed runtime, as a TrainingRuntime of the namespace.
   const auto manifest = trainer::find_builtin_runtime("deepspeed-distributed");
   REQUIRE(manifest);
@@ -415,7 +397,7 @@ TEST_CASE("an existing MPI Secret is reused, not replaced", "[controller]") {
 TEST_CASE("a TrainJob managed by another controller is left alone", "[controller]") {
   auto& server = ApiServer::shared();
   const auto ns = trainer::testing::unique_namespace(server, "rec-managed");
-  auto client = client_for(admin_config(server));
+  auto client = client_for(server);
   apply_yaml(client, ns,
              kRuntime + "---\n" +
                  train_job("x", "  suspend: true\n  managedBy: kueue.x-k8s.io/multikueue\n"));
@@ -433,7 +415,7 @@ TEST_CASE("an unsupported runtime kind fails the TrainJob with TrainingRuntimeNo
           "[controller]") {
   auto& server = ApiServer::shared();
   const auto ns = trainer::testing::unique_namespace(server, "rec-unsupported");
-  auto client = client_for(admin_config(server));
+  auto client = client_for(server);
   // Written directly: admission (the webhook) would refuse it.
   REQUIRE(
       client.create(resource(client, "trainer.kubeflow.org/v1alpha1", "TrainJob"), ns,
@@ -456,7 +438,7 @@ TEST_CASE("an unsupported runtime kind fails the TrainJob with TrainingRuntimeNo
 TEST_CASE("a failed apply stops the reconcile and records the Warning event", "[controller]") {
   auto& server = ApiServer::shared();
   const auto ns = trainer::testing::unique_namespace(server, "rec-event");
-  auto admin = client_for(admin_config(server));
+  auto admin = client_for(server);
   apply_yaml(admin, ns, kRuntime + "---\n" + train_job("x"));
 
   // A controller whose RBAC lets it read JobSets but not write them.
@@ -483,7 +465,9 @@ TEST_CASE("a failed apply stops the reconcile and records the Warning event", "[
                            .as_object()));
   auto config = admin_config(server);
   config.impersonate_user = user;
-  auto limited = client_for(config);
+  auto limited_client = kube::Client::create(config, test_client_options());
+  REQUIRE(limited_client);
+  auto& limited = *limited_client;
 
   controller::Reconciler reconciler(limited);
   const auto r = reconciler.reconcile(ns, "x");
@@ -530,7 +514,7 @@ TEST_CASE("the runtime snapshot outlives the runtime; without either the reconci
           "[controller]") {
   auto& server = ApiServer::shared();
   const auto ns = trainer::testing::unique_namespace(server, "rec-snapshot");
-  auto client = client_for(admin_config(server));
+  auto client = client_for(server);
   apply_yaml(client, ns, kRuntime + "---\n" + train_job("x", "  suspend: true\n"));
   controller::Reconciler reconciler(client);
   reconcile_ok(reconciler, ns, "x");
@@ -582,7 +566,7 @@ TEST_CASE("defence in depth: a TrainJob admission refuses gets no objects, Faile
   // built-in plugins' rules and those of a loaded plugin (the numnodes test plugin).
   auto& server = ApiServer::shared();
   const auto ns = trainer::testing::unique_namespace(server, "rec-refused");
-  auto client = client_for(admin_config(server));
+  auto client = client_for(server);
   apply_yaml(client, ns, kRuntime);
   const auto train_jobs = resource(client, "trainer.kubeflow.org/v1alpha1", "TrainJob");
   auto create = [&](const std::string& name, const std::string& trainer) {

@@ -5,6 +5,7 @@
 // `cert_dir` serves files without touching the cluster.
 #include "controller/webhook_certs.hpp"
 #include "support/api_server.hpp"
+#include "support/test_client.hpp"
 #include "trainer/base64.hpp"
 #include "trainer/kube.hpp"
 
@@ -25,28 +26,11 @@ using trainer::controller::WebhookCertificatesOptions;
 using trainer::kube::Client;
 using trainer::kube::Resource;
 using trainer::testing::ApiServer;
+using trainer::testing::client_for;
+using trainer::testing::need;
 namespace serving = trainer::serving;
 
 namespace {
-
-Client client_for(ApiServer& server) {
-  trainer::kube::LoadOptions load;
-  load.kubeconfig = server.kubeconfig();
-  auto config = trainer::kube::load_config(load);
-  REQUIRE(config);
-  trainer::kube::ClientOptions options;
-  options.qps = -1;
-  options.timeout = 30s;
-  auto client = Client::create(*config, options);
-  REQUIRE(client);
-  return std::move(*client);
-}
-
-Resource need(Client& client, const char* api_version, const char* kind) {
-  auto resource = client.resource_for(api_version, kind);
-  REQUIRE(resource);
-  return *resource;
-}
 
 std::string decoded(const boost::json::object& secret, const char* key) {
   auto value = trainer::base64_decode(secret.at("data").at(key).as_string());

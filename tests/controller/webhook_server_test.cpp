@@ -6,6 +6,7 @@
 // plugin's rule, an update upstream forbids, a runtime's rule) and stamps runtimePatches[].time.
 // One private API server for the file: the configurations intercept every TrainJob of it.
 #include "support/api_server.hpp"
+#include "support/test_client.hpp"
 #include "trainer/controller.hpp"
 #include "trainer/kube.hpp"
 #include "trainer/plugin.hpp"
@@ -32,6 +33,8 @@ using trainer::controller::ControllerOptions;
 using trainer::kube::Client;
 using trainer::kube::Resource;
 using trainer::testing::ApiServer;
+using trainer::testing::client_for;
+using trainer::testing::need;
 
 namespace {
 
@@ -47,25 +50,6 @@ int free_port() {
   REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
   ::close(fd);
   return ntohs(addr.sin_port);
-}
-
-Client client_for(ApiServer& server) {
-  trainer::kube::LoadOptions load;
-  load.kubeconfig = server.kubeconfig();
-  auto config = trainer::kube::load_config(load);
-  REQUIRE(config);
-  trainer::kube::ClientOptions options;
-  options.qps = -1;
-  options.timeout = 30s;
-  auto client = Client::create(*config, options);
-  REQUIRE(client);
-  return std::move(*client);
-}
-
-Resource need(Client& client, const char* api_version, const char* kind) {
-  auto resource = client.resource_for(api_version, kind);
-  REQUIRE(resource);
-  return *resource;
 }
 
 json::object rule(const char* resource) {

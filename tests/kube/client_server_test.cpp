@@ -6,6 +6,7 @@
 #include "support/api_server.hpp"
 #include "support/fault_server.hpp"
 #include "support/tcp_proxy.hpp"
+#include "support/test_client.hpp"
 #include "trainer/kube.hpp"
 
 #include <boost/json/parse.hpp>
@@ -37,53 +38,26 @@ using trainer::kube::WatchEvent;
 using trainer::kube::WatchEventType;
 using trainer::kube::WatchOptions;
 using trainer::kube::WriteOptions;
+using trainer::testing::admin_config;
 using trainer::testing::ApiServer;
+using trainer::testing::client_for;
 using trainer::testing::FaultResponse;
 using trainer::testing::FaultServer;
+using trainer::testing::need;
 using trainer::testing::TcpProxy;
+using trainer::testing::test_client_options;
 using trainer::testing::unique_namespace;
 using trainer::testing::url_port;
 
 namespace {
 
-ClientOptions test_options() {
-  ClientOptions options;
-  options.qps = -1;
-  options.timeout = 30s;
-  options.connect_timeout = 5s;
-  options.stream_idle_timeout = 20s;
-  return options;
-}
-
-Config config_for(ApiServer& server) {
-  trainer::kube::LoadOptions load;
-  load.kubeconfig = server.kubeconfig();
-  auto config = trainer::kube::load_config(load);
-  REQUIRE(config);
-  return *config;
-}
-
-Client client_for(ApiServer& server, const std::string& server_url = "") {
-  Config config = config_for(server);
-  if (!server_url.empty()) config.server = server_url;
-  auto client = Client::create(config, test_options());
-  REQUIRE(client);
-  return std::move(*client);
-}
-
 Client client_for_fault(const FaultServer& server) {
   Config config;
   config.server = server.url();
   config.token = "t";
-  auto client = Client::create(config, test_options());
+  auto client = Client::create(config, test_client_options());
   REQUIRE(client);
   return std::move(*client);
-}
-
-Resource need(Client& client, const char* api_version, const char* kind) {
-  auto resource = client.resource_for(api_version, kind);
-  REQUIRE(resource);
-  return *resource;
 }
 
 boost::json::object json(const std::string& text) {
@@ -246,7 +220,7 @@ TEST_CASE("a refused connection is kubectl's text") {
   Config config;
   config.server = "https://127.0.0.1:1";
   config.token = "t";
-  auto client = Client::create(config, test_options());
+  auto client = Client::create(config, test_client_options());
   REQUIRE(client);
   auto answer = client->resource_named("pods");
   REQUIRE_FALSE(answer);
@@ -498,7 +472,8 @@ TEST_CASE("an expired continue token restarts the list without a limit") {
 TEST_CASE("a watch resumes after the server restarts: events made meanwhile arrive, none twice") {
   auto server = ApiServer::start_private("--watch-cache=false");
   TcpProxy proxy(url_port(server->url()));
-  Client via_proxy = client_for(*server, "https://127.0.0.1:" + std::to_string(proxy.port()));
+  Client via_proxy = client_for(*server, test_client_options(),
+                                "https://127.0.0.1:" + std::to_string(proxy.port()));
   const std::string ns = unique_namespace(*server, "resume");
   const Resource config_maps = need(via_proxy, "v1", "ConfigMap");
   REQUIRE(via_proxy.create(config_maps, ns, config_map("a", "1")));
@@ -511,7 +486,7 @@ TEST_CASE("a watch resumes after the server restarts: events made meanwhile arri
   server->stop();
   server->restart();
   proxy.set_target(url_port(server->url()));
-  Client direct = client_for(*server, server->url());
+  Client direct = client_for(*server, test_client_options(), server->url());
   REQUIRE(direct.create(config_maps, ns, config_map("b", "1")));
   REQUIRE(direct.patch(config_maps, ns, "a", PatchType::kMerge, R"({"data":{"k":"2"}})"));
   CHECK_FALSE(recorder.done());
@@ -528,7 +503,8 @@ TEST_CASE("a watch resumes after the server restarts: events made meanwhile arri
 TEST_CASE("a watch whose version was compacted relists and delivers the difference") {
   auto server = ApiServer::start_private("--watch-cache=false");
   TcpProxy proxy(url_port(server->url()));
-  Client via_proxy = client_for(*server, "https://127.0.0.1:" + std::to_string(proxy.port()));
+  Client via_proxy = client_for(*server, test_client_options(),
+                                "https://127.0.0.1:" + std::to_string(proxy.port()));
   Client direct = client_for(*server);
   const std::string ns = unique_namespace(*server, "relist");
   const Resource config_maps = need(direct, "v1", "ConfigMap");
@@ -599,10 +575,10 @@ TEST_CASE("on_event returning false ends a watch with success, and a 401 ends it
   CHECK(stopped);
   CHECK(calls == 1);
 
-  Config anonymous = config_for(server);
+  Config anonymous = admin_config(server);
   anonymous.token = "not-a-token";
   anonymous.user = "nobody";
-  auto refused_client = Client::create(anonymous, test_options());
+  auto refused_client = Client::create(anonymous, test_client_options());
   REQUIRE(refused_client);
   auto refused = refused_client->watch(config_maps, ns, WatchOptions{},
                                        [](const WatchEvent&) { return true; });

@@ -8,6 +8,7 @@
 #include "support/api_server.hpp"
 #include "support/cluster_data.hpp"
 #include "support/fault_server.hpp"
+#include "support/test_client.hpp"
 #include "trainer/codec.hpp"
 
 #include <boost/json/parse.hpp>
@@ -26,29 +27,12 @@ namespace cluster = trainer::cluster;
 namespace kube = trainer::kube;
 using trainer::ErrorCode;
 using trainer::testing::ApiServer;
+using trainer::testing::client_for;
 using trainer::testing::FaultResponse;
 using trainer::testing::FaultServer;
+using trainer::testing::test_client_options;
 
 namespace {
-
-kube::ClientOptions test_options() {
-  kube::ClientOptions options;
-  options.qps = -1;
-  options.timeout = 30s;
-  options.connect_timeout = 5s;
-  options.stream_idle_timeout = 20s;
-  return options;
-}
-
-kube::Client client_for(ApiServer& server) {
-  kube::LoadOptions load;
-  load.kubeconfig = server.kubeconfig();
-  auto config = kube::load_config(load);
-  REQUIRE(config);
-  auto client = kube::Client::create(*config, test_options());
-  REQUIRE(client);
-  return std::move(*client);
-}
 
 std::vector<boost::json::value> documents(const std::string& yaml) {
   auto docs = trainer::parse_documents(yaml);
@@ -334,7 +318,7 @@ kube::Client client_for_fault(const FaultServer& fault) {
   kube::Config config;
   config.server = fault.url();
   config.token = "t";
-  auto client = kube::Client::create(config, test_options());
+  auto client = kube::Client::create(config, test_client_options());
   REQUIRE(client);
   return std::move(*client);
 }
