@@ -189,7 +189,7 @@ TEST_CASE("discovery finds TrainJob, JobSet and core kinds by every kubectl name
 TEST_CASE("a kind installed after the first lookup is found by refreshing discovery") {
   auto& server = ApiServer::shared();
   Client client = client_for(server);
-  need(client, "trainer.kubeflow.org/v1alpha1", "TrainJob");  // discovery is now cached
+  (void)need(client, "trainer.kubeflow.org/v1alpha1", "TrainJob");  // discovery is now cached
   const std::string group = unique_namespace(server, "refresh") + ".example.com";
   const Resource crds = need(client, "apiextensions.k8s.io/v1", "CustomResourceDefinition");
   REQUIRE(client.create(

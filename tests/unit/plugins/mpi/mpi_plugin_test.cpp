@@ -179,8 +179,8 @@ TEST_CASE("MPI: conformance 18, separate launcher, slots from numProcPerNode", "
     "type": "kubernetes.io/ssh-auth", "immutable": true})")
                             .as_object();
   secret["metadata"].as_object()["ownerReferences"] = json::array{owner};
-  secret["data"] = json::object{{"ssh-privatekey", detail::base64_encode(kFakePem)},
-                                {"ssh-publickey", detail::base64_encode(kFakeAuthorizedKey)}};
+  secret["data"] = json::object{{"ssh-privatekey", trainer::base64_encode(kFakePem)},
+                                {"ssh-publickey", trainer::base64_encode(kFakeAuthorizedKey)}};
   CHECK((*objects)[0] == json::value(secret));
   json::object cm = json::parse(R"({
     "apiVersion": "v1", "kind": "ConfigMap",
@@ -402,8 +402,8 @@ TEST_CASE("MPI: without a key generator in the context a fresh P-521 key is used
   REQUIRE(objects->size() == 2);
   const auto& secret = objects->front();
   CHECK(secret.at("metadata").at("ownerReferences").at(0).at("uid") == "own-uid");
-  auto pem = detail::base64_decode(secret.at("data").at("ssh-privatekey").as_string());
-  auto pub = detail::base64_decode(secret.at("data").at("ssh-publickey").as_string());
+  auto pem = trainer::base64_decode(secret.at("data").at("ssh-privatekey").as_string());
+  auto pub = trainer::base64_decode(secret.at("data").at("ssh-publickey").as_string());
   REQUIRE(pem);
   REQUIRE(pub);
   CHECK(pem->rfind("-----BEGIN EC PRIVATE KEY-----\n", 0) == 0);
