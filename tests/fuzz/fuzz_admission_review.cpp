@@ -105,7 +105,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
   }
   if (const auto* patch = r.if_contains("patch")) {
-    auto bytes = patch->is_string() ? trainer::base64_decode(patch->get_string()) : std::nullopt;
+    if (!patch->is_string()) fail_check("patch is not a string", answer.body);
+    auto bytes = trainer::base64_decode(patch->get_string());
     if (!bytes) fail_check("patch is not base64", answer.body);
     try {
       if (!json::parse(*bytes).is_array()) fail_check("patch is not a JSON array", *bytes);
