@@ -3,6 +3,8 @@
 
 #include "local/liveness.hpp"
 
+#include "api/json_path.hpp"
+
 #include "trainer/local.hpp"
 
 #include <boost/json.hpp>
@@ -291,36 +293,35 @@ std::string summary_line(const json::value& status) {
 }
 
 std::string progress_line(const json::value& status) {
+  using trainer::detail::find_array;
+  using trainer::detail::find_int;
+  using trainer::detail::find_object;
+  using trainer::detail::find_string;
   const auto* o = status.if_object();
-  const auto* found = o != nullptr ? o->if_contains("trainerStatus") : nullptr;
-  const auto* trainer_status = found != nullptr ? found->if_object() : nullptr;
+  const auto* trainer_status = o != nullptr ? find_object(*o, "trainerStatus") : nullptr;
   if (trainer_status == nullptr) return {};
-  std::string out = "progress:";
-  const auto add = [&out](const std::string& part) {
-    out += (out.back() == ':' ? " " : ", ") + part;
-  };
+  std::vector<std::string> parts;
   // The values as `trainerctl describe` shows a cluster TrainJob's: percent and seconds.
-  if (const auto* p = trainer_status->if_contains("progressPercentage"); p && p->is_int64()) {
-    add(std::to_string(p->get_int64()) + "%");
+  if (const auto p = find_int(*trainer_status, "progressPercentage")) {
+    parts.push_back(std::to_string(*p) + "%");
   }
-  if (const auto* s = trainer_status->if_contains("estimatedRemainingSeconds");
-      s && s->is_int64()) {
-    add(std::to_string(s->get_int64()) + "s left");
+  if (const auto s = find_int(*trainer_status, "estimatedRemainingSeconds")) {
+    parts.push_back(std::to_string(*s) + "s left");
   }
   std::string metrics;
-  if (const auto* m = trainer_status->if_contains("metrics"); m && m->is_array()) {
-    for (const auto& metric : m->get_array()) {
-      const auto* mo = metric.if_object();
-      const auto* name = mo != nullptr ? mo->if_contains("name") : nullptr;
-      const auto* value = mo != nullptr ? mo->if_contains("value") : nullptr;
-      if (name == nullptr || value == nullptr || !name->is_string() || !value->is_string())
-        continue;
-      metrics += (metrics.empty() ? "" : " ") + std::string(name->get_string()) + "=" +
-                 std::string(value->get_string());
+  if (const auto* list = find_array(*trainer_status, "metrics")) {
+    for (const auto& metric : *list) {
+      const auto* m = metric.if_object();
+      const auto name = m != nullptr ? find_string(*m, "name") : std::nullopt;
+      const auto value = m != nullptr ? find_string(*m, "value") : std::nullopt;
+      if (!name || !value) continue;
+      metrics += (metrics.empty() ? "" : " ") + *name + "=" + *value;
     }
   }
-  if (!metrics.empty()) add(metrics);
-  if (out.back() == ':') add("reported");
+  if (!metrics.empty()) parts.push_back(std::move(metrics));
+  if (parts.empty()) parts.emplace_back("reported");
+  std::string out = "progress:";
+  for (std::size_t i = 0; i < parts.size(); ++i) out += (i == 0 ? " " : ", ") + parts[i];
   return out;
 }
 
