@@ -184,7 +184,7 @@ class Plugin {
     desc.abi_version = TRAINER_PLUGIN_ABI_VERSION;
     desc.name = name.c_str();
     desc.user_data = static_cast<PluginBase*>(impl.get());
-    desc.free_user_data = detail::plugin_free;
+    desc.user_data_free = detail::plugin_free;
     using detail::declares;
     using detail::plugin_trampoline;
     if (declares(&T::validate)) desc.validate = plugin_trampoline<&PluginBase::validate>;

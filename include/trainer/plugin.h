@@ -175,7 +175,7 @@ typedef struct trainer_plugin_descriptor {
   uint32_t abi_version; /**< TRAINER_PLUGIN_ABI_VERSION the plugin was built for */
   const char* name;     /**< registry name, unique in a framework (copied) */
   void* user_data;      /**< passed to every callback */
-  void (*free_user_data)(void* user_data); /**< called once when the plugin is freed; may be
+  void (*user_data_free)(void* user_data); /**< called once when the plugin is freed; may be
                                                 NULL */
   trainer_plugin_fn validate;
   trainer_plugin_fn enforce_ml_policy;
@@ -201,7 +201,7 @@ typedef struct trainer_plugin trainer_plugin;
 
 /** A plugin from a descriptor in this process (the Go and Rust bindings register theirs this
  *  way). The descriptor is copied. On success the plugin owns `desc->user_data` and calls
- *  `desc->free_user_data` once when it is freed; on failure nothing is called and the caller
+ *  `desc->user_data_free` once when it is freed; on failure nothing is called and the caller
  *  still owns it.
  *  Errors: TRAINER_E_INVALID_ARGUMENT (`desc` or `out` NULL; a name that is NULL, empty, longer
  *  than 63 bytes or not of letters, digits, `-`, `_` and `.`); TRAINER_E_UNSUPPORTED (an

@@ -22,16 +22,16 @@
 namespace trainer {
 
 /// A C ABI plugin as a C++ Plugin. The descriptor is copied; on success the plugin owns
-/// `desc.user_data` (free_user_data is called once when the plugin is destroyed); on failure
+/// `desc.user_data` (user_data_free is called once when the plugin is destroyed); on failure
 /// nothing is called. Fails with `kInvalidArgument` for a bad name and `kUnsupported` for an
 /// ABI version this library does not support (messages as trainer_plugin_new() documents).
-[[nodiscard]] Result<std::unique_ptr<Plugin>> plugin_from_descriptor(
+[[nodiscard]] Result<std::shared_ptr<Plugin>> plugin_from_descriptor(
     const trainer_plugin_descriptor& desc);
 
 /// trainer_plugin_load(): dlopen `path`, call its `trainer_plugin_entry`, check the ABI version,
 /// and make a plugin of its descriptor. The library is never unloaded. Errors as
 /// trainer_plugin_load() documents, each message naming `path`.
-[[nodiscard]] Result<std::unique_ptr<Plugin>> load_plugin(const std::string& path);
+[[nodiscard]] Result<std::shared_ptr<Plugin>> load_plugin(const std::string& path);
 
 /// The `info` member of a plugin request: `info` in the JSON shape docs/plugins.md describes.
 [[nodiscard]] boost::json::object info_to_json(const Info& info);

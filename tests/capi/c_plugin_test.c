@@ -157,7 +157,7 @@ static trainer_plugin_descriptor paddle_descriptor(const char* name, paddle_stat
   desc.abi_version = TRAINER_PLUGIN_ABI_VERSION;
   desc.name = name;
   desc.user_data = state;
-  desc.free_user_data = paddle_free;
+  desc.user_data_free = paddle_free;
   desc.validate = paddle_validate;
   desc.enforce_ml_policy = paddle_enforce;
   return desc;

@@ -36,7 +36,7 @@ static trainer_plugin_descriptor* go_plugin_descriptor_new(const char* name, uin
   d->abi_version = TRAINER_PLUGIN_ABI_VERSION;
   d->name = strdup(name);
   d->user_data = (void*)handle;
-  d->free_user_data = goPluginFree;
+  d->user_data_free = goPluginFree;
 #define GO_PLUGIN_SET(bit, field, fn) \
   if (phases & (bit)) d->field = (trainer_plugin_fn)(fn)
   GO_PLUGIN_SET(kValidate, validate, goPluginValidate);
@@ -104,7 +104,7 @@ type registered struct {
 // Descriptor returns a new trainer_plugin_descriptor (as unsafe.Pointer, in C memory) for p,
 // whose callbacks reach p through host (a const trainer_plugin_host*), and a function that
 // frees the descriptor itself (the library copies it). The descriptor's user_data holds a
-// cgo.Handle of p that its free_user_data deletes: once trainer_plugin_new succeeds the library
+// cgo.Handle of p that its user_data_free deletes: once trainer_plugin_new succeeds the library
 // owns it; when it fails, call DeleteUserData(desc) before freeing. Package trainer and Entry
 // use this; plugin authors call neither.
 func Descriptor(host unsafe.Pointer, p Plugin) (desc unsafe.Pointer, free func(), err error) {

@@ -281,7 +281,7 @@ PADDLE_EXPORT const trainer_plugin_descriptor* trainer_plugin_entry(const traine
       TRAINER_PLUGIN_ABI_VERSION,
       "Paddle",
       NULL, /* user_data: the callbacks keep no state */
-      NULL, /* free_user_data */
+      NULL, /* user_data_free */
       paddle_validate,
       paddle_enforce_ml_policy,
       NULL, /* enforce_pod_group_policy */

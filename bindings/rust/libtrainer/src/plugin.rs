@@ -381,7 +381,7 @@ fn adapter(
         phases.contains(phase).then_some(f)
     };
     let mut descriptor = sys::trainer_plugin_descriptor::INIT;
-    descriptor.free_user_data = Some(free_adapter);
+    descriptor.user_data_free = Some(free_adapter);
     descriptor.validate = cb(Phases::VALIDATE, call::<{ Phases::VALIDATE.0 }>);
     descriptor.enforce_ml_policy =
         cb(Phases::ENFORCE_ML_POLICY, call::<{ Phases::ENFORCE_ML_POLICY.0 }>);

@@ -323,7 +323,7 @@ fn the_framework_drops_its_plugins_and_renders_from_many_threads() {
     });
     assert_eq!(calls.load(Ordering::SeqCst), 4);
     drop(fw);
-    assert_eq!(calls.load(Ordering::SeqCst), 1004, "free_user_data dropped the plugin once");
+    assert_eq!(calls.load(Ordering::SeqCst), 1004, "user_data_free dropped the plugin once");
 }
 
 #[test]
