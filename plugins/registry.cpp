@@ -41,12 +41,20 @@ Registry default_registry(const FeatureGates& gates) {
   return registry;
 }
 
+namespace {
+
+// The built-in plugins list only phases they implement, so this cannot fail.
+Framework builtin_framework(const FeatureGates& gates) {
+  return *Framework::from_registry(default_registry(gates), FrameworkOptions{gates, {}});
+}
+
+}  // namespace
+
 const Framework& default_framework(const FeatureGates& gates) {
   // The built-in plugins keep no state between calls, so one Framework per gate setting serves
   // every render, from any thread; building it per render cost a dozen allocations each time.
-  static const Framework without_status = Framework::from_registry(default_registry({}));
-  static const Framework with_status =
-      Framework::from_registry(default_registry(FeatureGates{/*trainjob_status=*/true}));
+  static const Framework without_status = builtin_framework({});
+  static const Framework with_status = builtin_framework(FeatureGates{/*trainjob_status=*/true});
   return gates.trainjob_status ? with_status : without_status;
 }
 

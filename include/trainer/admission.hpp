@@ -74,7 +74,8 @@ struct AdmissionOptions {
   std::string namespace_;
   /// Called with every admission warning, also when the call then fails.
   std::function<void(std::string_view)> on_warning;
-  /// Plugins; the built-in ones of `default_registry(ctx.feature_gates)` when null.
+  /// Plugins, with their feature gates and operator configuration; `default_framework({})` when
+  /// null.
   const Framework* framework = nullptr;
   /// When true, a TrainJob whose `runtimeRef` names a ClusterTrainingRuntime that is not among
   /// the inputs uses the built-in runtime of that name (include/trainer/runtimes.hpp), as if it
@@ -134,8 +135,8 @@ struct AdmissionScope {
 /// the runtime is looked up in `scope` (a TrainingRuntime of that name in the TrainJob's
 /// namespace, "default" when unset, or a ClusterTrainingRuntime of that name) and checked
 /// (`validate_train_job_runtime`); when that passes, `new_runtime_info` and every plugin's
-/// validation (`Framework::run_custom_validation`; `framework` null: the built-in plugins of
-/// `ctx.feature_gates`). A runtime that `scope` lacks is handled as `missing` says.
+/// validation (`Framework::run_custom_validation`; `framework` null: `default_framework({})`).
+/// A runtime that `scope` lacks is handled as `missing` says.
 [[nodiscard]] Result<ValidationResult> admit_object(const TrainJob& job,
                                                     const AdmissionScope& scope,
                                                     const RenderContext& ctx = {},

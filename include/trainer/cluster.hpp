@@ -60,11 +60,9 @@ struct ApplyOptions : kube::CallOptions {
   std::string namespace_;
   /// Warnings of local admission (a runtime that neither the input nor the cluster holds).
   std::function<void(std::string_view)> on_warning;
-  /// The plugins local admission runs, borrowed for the call; null: the built-in plugins of
-  /// `feature_gates`.
+  /// The plugins local admission runs, with their feature gates, borrowed for the call; null:
+  /// `default_framework({})`.
   const Framework* framework = nullptr;
-  /// The feature gates of the plugins' context (those `framework` was built for).
-  FeatureGates feature_gates;
   /// Called after each object is applied, in order, so that a caller can show what was applied
   /// before a later object failed (kubectl prints each line as it goes).
   std::function<void(const AppliedObject&)> on_applied;

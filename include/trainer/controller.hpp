@@ -62,11 +62,9 @@ struct DerivedStatus {
 // ---- One reconcile ---------------------------------------------------------------------------
 
 struct ReconcilerOptions {
-  FeatureGates feature_gates;
-  OperatorConfig config;
   /// The plugins every reconcile renders with and whose TrainJobStatus plugin refines the
-  /// status; null: the built-in plugins of `feature_gates`. Shared, so that the caller's copy
-  /// may go away while the controller runs.
+  /// status, with their feature gates and operator configuration; null: `default_framework({})`.
+  /// Shared, so that the caller's copy may go away while the controller runs.
   std::shared_ptr<const Framework> framework;
   /// Events recorded on the TrainJob (events.k8s.io/v1, as controller-runtime's recorder):
   /// `TrainJobResourcesCreationFailed` warnings. Off: nothing is recorded.
@@ -74,6 +72,9 @@ struct ReconcilerOptions {
   /// The clock (tests); default system_clock::now.
   std::function<Clock::time_point()> now;
   kube::CancelToken cancel;
+
+  /// `*framework`, or `default_framework({})` when null.
+  [[nodiscard]] const Framework& framework_or_default() const;
 };
 
 /// What one reconcile did, for logs, metrics and tests.
@@ -170,8 +171,8 @@ struct ControllerOptions {
   /// Graceful shutdown: in-flight reconciles get this long after `stop()`.
   std::chrono::milliseconds shutdown_timeout{std::chrono::seconds(30)};
   /// Webhooks, progress server and their certificates. Also the names the TrainJobStatus plugin
-  /// renders: the controller sets `reconciler.config` (operator namespace, service, Secret,
-  /// status server port; a port of 0 leaves it unset) from these.
+  /// renders: the controller binds `reconciler.framework` to an operator configuration made of
+  /// these (operator namespace, service, Secret, status server port; a port of 0 leaves it unset).
   ServingOptions serving;
   /// Called when an HTTPS endpoint of `serving` listens: its name (`webhooks`) and the bound
   /// port (the chosen one when the options asked for 0), from the thread of `run()`.

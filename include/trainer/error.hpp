@@ -9,6 +9,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -124,5 +125,9 @@ using Result = tl::expected<T, Error>;
 [[nodiscard]] FieldError field_type_invalid(std::string path, boost::json::value value,
                                             std::string detail);
 [[nodiscard]] FieldError field_internal(std::string path, std::string detail);
+
+/// `s` quoted as Go's `%q` does (`"a\"b"`, control bytes as `\x01`, UTF-8 as it is): how
+/// upstream's messages quote a value, so that a message built with it reads as upstream's.
+[[nodiscard]] std::string go_quote(std::string_view s);
 
 }  // namespace trainer

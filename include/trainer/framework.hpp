@@ -208,17 +208,15 @@ struct SshKeyPair {
 };
 
 /// Every input a render takes from outside. Nothing in the pipeline reads the clock, randomness
-/// or the network by itself, so a render is a pure function of its inputs and this context.
-/// Thread safety: the callbacks may be called from the rendering thread only; a context may be
-/// shared between concurrent renders when its callbacks are thread-safe.
+/// or the network by itself, so a render is a pure function of its inputs, this context and the
+/// Framework's options. Thread safety: the callbacks may be called from the rendering thread
+/// only; a context may be shared between concurrent renders when its callbacks are thread-safe.
 struct RenderContext {
   std::string train_job_uid;  ///< used in owner references
   /// RFC 3339 "now" (runtime-patch time stamps); required only where a step needs the time.
   std::function<std::string()> now;
   /// A fresh MPI key pair; called only when an MPI Secret has to be built.
   std::function<Result<SshKeyPair>()> generate_ssh_key;
-  OperatorConfig config;
-  FeatureGates feature_gates;
   /// An object that already exists in the cluster, or nullopt. Arguments: apiVersion, kind,
   /// namespace ("" for cluster-scoped), name.
   std::function<std::optional<boost::json::value>(std::string_view, std::string_view,
@@ -237,14 +235,93 @@ struct RenderContext {
                                                        std::string_view name) const;
 };
 
+/// What a Framework is bound to when it is built, once, as upstream's `framework.New` takes the
+/// controller-manager configuration: every render through it uses these.
+struct FrameworkOptions {
+  FeatureGates feature_gates;
+  OperatorConfig config;
+};
+
+/// The options of `FrameworkOptions{}`, for a PluginContext made outside a Framework.
+inline const FeatureGates kDefaultFeatureGates{};
+inline const OperatorConfig kDefaultOperatorConfig{};
+
+/// What every extension point is handed for one TrainJob: the render's inputs from outside and
+/// the options of the Framework running the phase. Valid for the duration of the call only.
+/// A RenderContext converts to one with the default options (a plugin called directly, as in its
+/// tests); `inputs` must then outlive the call, as a temporary in the call expression does.
+struct PluginContext {
+  PluginContext(const RenderContext& inputs_,  // NOLINT(google-explicit-constructor)
+                const FeatureGates& feature_gates_ = kDefaultFeatureGates,
+                const OperatorConfig& config_ = kDefaultOperatorConfig) noexcept
+      : inputs(inputs_), feature_gates(feature_gates_), config(config_) {}
+
+  const RenderContext& inputs;
+  const FeatureGates& feature_gates;
+  const OperatorConfig& config;
+
+  /// `inputs.find(...)`.
+  [[nodiscard]] std::optional<boost::json::value> find(std::string_view api_version,
+                                                       std::string_view kind, std::string_view ns,
+                                                       std::string_view name) const {
+    return inputs.find(api_version, kind, ns, name);
+  }
+};
+
+/// The extension points (upstream's pkg/runtime/framework/interface.go), in pipeline order.
+enum class Phase : std::uint8_t {
+  kCustomValidation,
+  kEnforceMLPolicy,
+  kEnforcePodGroupPolicy,
+  kEnforcePodSpec,
+  kPreComponentBuilder,
+  kComponentBuilder,
+  kTrainJobStatus,
+};
+
+/// A set of extension points: what a plugin says it implements.
+class Phases {
+ public:
+  constexpr Phases() noexcept = default;
+  constexpr Phases(std::initializer_list<Phase> phases) noexcept {
+    for (Phase p : phases) bits_ |= bit(p);
+  }
+  [[nodiscard]] constexpr bool has(Phase p) const noexcept { return (bits_ & bit(p)) != 0; }
+  constexpr Phases& add(Phase p) noexcept {
+    bits_ |= bit(p);
+    return *this;
+  }
+  [[nodiscard]] constexpr bool empty() const noexcept { return bits_ == 0; }
+  [[nodiscard]] friend constexpr bool operator==(Phases a, Phases b) noexcept {
+    return a.bits_ == b.bits_;
+  }
+  [[nodiscard]] friend constexpr bool operator!=(Phases a, Phases b) noexcept {
+    return a.bits_ != b.bits_;
+  }
+
+ private:
+  static constexpr std::uint32_t bit(Phase p) noexcept {
+    return std::uint32_t{1} << static_cast<unsigned>(p);
+  }
+  std::uint32_t bits_ = 0;
+};
+
+/// Upstream's name of an extension point (`CustomValidation`, `EnforceMLPolicy`, ...,
+/// `TrainJobStatus`), as error messages name it.
+[[nodiscard]] std::string_view phase_name(Phase phase) noexcept;
+
 // ---------------------------------------------------------------------------------------------
-// Extension points. A plugin derives from `Plugin` and from each interface it implements.
+// Extension points. A plugin derives from `Plugin` and from the interface of each phase it
+// implements, and says which those are in `phases()`: the Framework calls a plugin only in the
+// phases it lists (and refuses one that lists a phase whose interface it does not derive from).
 
 class Plugin {
  public:
   virtual ~Plugin() = default;
   /// Registry name, as upstream (`Torch`, `MPI`, `JobSet`, `CoScheduling`, ...).
   [[nodiscard]] virtual std::string_view name() const = 0;
+  /// The extension points this plugin takes part in.
+  [[nodiscard]] virtual Phases phases() const = 0;
 };
 
 /// Admission checks of a TrainJob (create: `old_job` is null).
@@ -252,33 +329,36 @@ class CustomValidationPlugin : public virtual Plugin {
  public:
   [[nodiscard]] virtual ValidationResult validate(const Info& info, const TrainJob* old_job,
                                                   const TrainJob& new_job,
-                                                  const RenderContext& ctx) = 0;
+                                                  const PluginContext& ctx) = 0;
 };
 
 /// Applies `mlPolicy` to `info` (counts, env, volumes, ports). May rewrite the in-memory
 /// TrainJob's trainer command (torchtune, Flux), as upstream does.
 class EnforceMLPolicyPlugin : public virtual Plugin {
  public:
-  [[nodiscard]] virtual Result<void> enforce_ml_policy(Info& info, TrainJob& job) = 0;
+  [[nodiscard]] virtual Result<void> enforce_ml_policy(Info& info, TrainJob& job,
+                                                       const PluginContext& ctx) = 0;
 };
 
 /// Applies `podGroupPolicy` (pod labels/annotations for the gang scheduler).
 class EnforcePodGroupPolicyPlugin : public virtual Plugin {
  public:
-  [[nodiscard]] virtual Result<void> enforce_pod_group_policy(Info& info, const TrainJob& job) = 0;
+  [[nodiscard]] virtual Result<void> enforce_pod_group_policy(Info& info, const TrainJob& job,
+                                                              const PluginContext& ctx) = 0;
 };
 
 /// Pod spec concerns not driven by a policy (the status-server wiring).
 class EnforcePodSpecPlugin : public virtual Plugin {
  public:
   [[nodiscard]] virtual Result<void> enforce_pod_spec(Info& info, const TrainJob& job,
-                                                      const RenderContext& ctx) = 0;
+                                                      const PluginContext& ctx) = 0;
 };
 
 /// Reconciles `info` with the concrete template (endpoints, parallelism); the template owner only.
 class PreComponentBuilderPlugin : public virtual Plugin {
  public:
-  [[nodiscard]] virtual Result<void> pre_build_sync(Info& info, const TrainJob& job) = 0;
+  [[nodiscard]] virtual Result<void> pre_build_sync(Info& info, const TrainJob& job,
+                                                    const PluginContext& ctx) = 0;
 };
 
 /// Materialises Kubernetes objects (JSON, as the controller would apply them).
@@ -286,7 +366,7 @@ class ComponentBuilderPlugin : public virtual Plugin {
  public:
   [[nodiscard]] virtual Result<std::vector<boost::json::value>> build(const Info& info,
                                                                       const TrainJob& job,
-                                                                      const RenderContext& ctx) = 0;
+                                                                      const PluginContext& ctx) = 0;
 };
 
 /// Refines the TrainJob status the controller derived (reference 5.2). Upstream lets one plugin
@@ -296,7 +376,8 @@ class ComponentBuilderPlugin : public virtual Plugin {
 class TrainJobStatusPlugin : public virtual Plugin {
  public:
   /// `status` is the TrainJob's `status` in Kubernetes JSON, as the controller will write it.
-  [[nodiscard]] virtual Result<void> status(const TrainJob& job, boost::json::object& status) = 0;
+  [[nodiscard]] virtual Result<void> status(const TrainJob& job, boost::json::object& status,
+                                            const PluginContext& ctx) = 0;
 };
 
 }  // namespace trainer

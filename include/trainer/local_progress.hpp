@@ -9,15 +9,16 @@
 //
 //   auto server = trainer::local::ProgressServer::start({});       // a CA of its own, a free port
 //   trainer::RenderContext ctx = trainer::system_render_context();
-//   ctx.feature_gates.trainjob_status = true;
-//   (*server)->configure(ctx);                                      // the URL's port, the CA
-//   ... render with ctx ...
+//   const trainer::Framework framework =                            // the URL's port, the CA
+//       (*server)->configure(ctx, trainer::default_framework({/*trainjob_status=*/true}));
+//   ... render with ctx and framework ...
 //   options.progress_server = *server;                              // tokens, and where posts go
 //   auto run = trainer::local::Executor::start(objects, options);
 #pragma once
 
 #include "trainer/error.hpp"
 #include "trainer/framework.hpp"
+#include "trainer/render.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -56,11 +57,12 @@ class ProgressServer {
   /// `.cluster.local` form) to 127.0.0.1 in every pod.
   [[nodiscard]] std::string service_host() const;
 
-  /// Makes `ctx` render for this server: `ctx.config` becomes the options' config with
-  /// `status_server_port = port()`, and `ctx.lookup` answers the webhook Secret (its `ca.crt`,
-  /// the run CA), asking the previous lookup for anything else. The TrainJobStatus plugin then
-  /// renders the env, the projected token volume and `<job>-tls-config` as on a cluster.
-  void configure(RenderContext& ctx) const;
+  /// Makes a render for this server: the returned Framework is `framework`'s plugins bound to
+  /// the options' config with `status_server_port = port()`, and `ctx.lookup` answers the webhook
+  /// Secret (its `ca.crt`, the run CA), asking the previous lookup for anything else. The
+  /// TrainJobStatus plugin then renders the env, the projected token volume and
+  /// `<job>-tls-config` as on a cluster.
+  [[nodiscard]] Framework configure(RenderContext& ctx, const Framework& framework) const;
 
   ProgressServer(const ProgressServer&) = delete;
   ProgressServer& operator=(const ProgressServer&) = delete;

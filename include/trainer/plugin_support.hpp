@@ -57,7 +57,7 @@ inline constexpr const char* kJobCompletionIndexFieldPath =
 
 /// The UID a build uses: `ctx.train_job_uid` when set, else the TrainJob's `metadata.uid` ("" when
 /// neither is set).
-[[nodiscard]] std::string effective_uid(const TrainJob& job, const RenderContext& ctx);
+[[nodiscard]] std::string effective_uid(const TrainJob& job, const PluginContext& ctx);
 
 /// The controller ownerReference to the TrainJob that every object a plugin builds carries:
 /// `{apiVersion: trainer.kubeflow.org/v1alpha1, kind: TrainJob, name, uid, controller: true,

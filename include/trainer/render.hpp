@@ -28,7 +28,7 @@
 namespace trainer {
 
 /// Creates one plugin instance.
-using PluginFactory = std::function<std::unique_ptr<Plugin>()>;
+using PluginFactory = std::function<std::shared_ptr<Plugin>()>;
 
 /// One entry of a plugin registry: the plugin's registry name and its factory.
 struct RegistryEntry {
@@ -50,24 +50,35 @@ using Registry = std::vector<RegistryEntry>;
 /// of built-in plugins may be shared between threads.
 class Framework {
  public:
-  /// Takes ownership of `plugins`, in phase order.
-  explicit Framework(std::vector<std::unique_ptr<Plugin>> plugins);
-  /// Instantiates every plugin of `registry`, in registry order.
-  [[nodiscard]] static Framework from_registry(const Registry& registry);
-  /// The built-in plugins of `default_registry(gates)` followed by `extra`, in the given order
-  /// (the order within every phase). Fails with `kInvalid` when a plugin of `extra` is null, has
-  /// an empty name, takes a built-in plugin's name (`plugin name "Torch" is taken by a built-in
-  /// plugin`) or another extra plugin's (`plugin name "Paddle" is already registered`), or when
-  /// more than one plugin implements TrainJobStatusPlugin (`too many TrainJobStatus plugins are
-  /// registered`).
-  [[nodiscard]] static Result<Framework> with_plugins(const FeatureGates& gates,
-                                                      std::vector<std::unique_ptr<Plugin>> extra);
+  /// The built-in plugins of `default_registry(options.feature_gates)` followed by `extra`, in
+  /// the given order (the order within every phase), bound to `options`. Fails with `kInvalid`
+  /// when a plugin of `extra` is null, has an empty name, takes a built-in plugin's name
+  /// (`plugin name "Torch" is taken by a built-in plugin`) or another extra plugin's (`plugin
+  /// name "Paddle" is already registered`), lists a phase in `phases()` whose interface it does
+  /// not implement (`plugin "Paddle" lists phase EnforceMLPolicy but does not implement
+  /// EnforceMLPolicyPlugin`), or when more than one plugin takes part in TrainJobStatus (`too
+  /// many TrainJobStatus plugins are registered`). Plugins are shared: the Framework keeps a
+  /// reference to each, as do the Frameworks `with_config` makes from it.
+  [[nodiscard]] static Result<Framework> with_plugins(const FrameworkOptions& options,
+                                                      std::vector<std::shared_ptr<Plugin>> extra);
+  /// Instantiates every plugin of `registry`, in registry order, with the same checks.
+  [[nodiscard]] static Result<Framework> from_registry(const Registry& registry,
+                                                       const FrameworkOptions& options = {});
+
+  /// The same plugins bound to another operator configuration (a local run's progress server
+  /// sets the status port). Cheap: the plugins are shared, not copied.
+  [[nodiscard]] Framework with_config(OperatorConfig config) const;
 
   Framework(Framework&&) noexcept = default;
   Framework& operator=(Framework&&) noexcept = default;
-  Framework(const Framework&) = delete;
-  Framework& operator=(const Framework&) = delete;
+  Framework(const Framework&) = default;
+  Framework& operator=(const Framework&) = default;
   ~Framework() = default;
+
+  [[nodiscard]] const FeatureGates& feature_gates() const noexcept {
+    return options_.feature_gates;
+  }
+  [[nodiscard]] const OperatorConfig& config() const noexcept { return options_.config; }
 
   /// Every plugin's `validate`; warnings and errors of all plugins, in plugin order.
   [[nodiscard]] ValidationResult run_custom_validation(const Info& info, const TrainJob* old_job,
@@ -76,11 +87,14 @@ class Framework {
   /// Every ML-policy plugin in order. A plugin may change the TrainJob's `spec` only: one that
   /// changes anything else (`metadata.namespace`, `metadata.uid`, `status`, ...) fails the call
   /// with kInvalid `plugin "<name>": enforceMLPolicy: trainJob.<path>: Forbidden: ...`.
-  [[nodiscard]] Result<void> run_enforce_ml_policy(Info& info, TrainJob& job) const;
-  [[nodiscard]] Result<void> run_enforce_pod_group_policy(Info& info, const TrainJob& job) const;
+  [[nodiscard]] Result<void> run_enforce_ml_policy(Info& info, TrainJob& job,
+                                                   const RenderContext& ctx) const;
+  [[nodiscard]] Result<void> run_enforce_pod_group_policy(Info& info, const TrainJob& job,
+                                                          const RenderContext& ctx) const;
   [[nodiscard]] Result<void> run_enforce_pod_spec(Info& info, const TrainJob& job,
                                                   const RenderContext& ctx) const;
-  [[nodiscard]] Result<void> run_pre_build_sync(Info& info, const TrainJob& job) const;
+  [[nodiscard]] Result<void> run_pre_build_sync(Info& info, const TrainJob& job,
+                                                const RenderContext& ctx) const;
   /// Objects of every builder, concatenated in plugin order. Each must be of a namespaced kind
   /// (`ctx.namespaced`, else a fixed table: docs/plugins.md), in the TrainJob's namespace (set
   /// where missing) and controlled by the TrainJob (its ownerReference added where no controller
@@ -90,14 +104,22 @@ class Framework {
       const Info& info, const TrainJob& job, const RenderContext& ctx) const;
 
   /// The TrainJobStatus plugin's `status`, when the framework has one; else nothing.
-  [[nodiscard]] Result<void> run_status(const TrainJob& job, boost::json::object& status) const;
+  [[nodiscard]] Result<void> run_status(const TrainJob& job, boost::json::object& status,
+                                        const RenderContext& ctx) const;
 
-  [[nodiscard]] const std::vector<std::unique_ptr<Plugin>>& plugins() const noexcept {
+  [[nodiscard]] const std::vector<std::shared_ptr<Plugin>>& plugins() const noexcept {
     return plugins_;
   }
 
  private:
-  std::vector<std::unique_ptr<Plugin>> plugins_;
+  Framework() = default;
+  [[nodiscard]] Result<void> partition_plugins();
+  [[nodiscard]] PluginContext context(const RenderContext& ctx) const noexcept {
+    return PluginContext{ctx, options_.feature_gates, options_.config};
+  }
+
+  FrameworkOptions options_;
+  std::vector<std::shared_ptr<Plugin>> plugins_;
   std::vector<CustomValidationPlugin*> custom_validation_;
   std::vector<EnforceMLPolicyPlugin*> enforce_ml_policy_;
   std::vector<EnforcePodGroupPolicyPlugin*> enforce_pod_group_policy_;
@@ -109,7 +131,8 @@ class Framework {
 
 /// The Framework of `default_registry(gates)`, built once per gate setting and shared: its
 /// built-in plugins keep no state, so it may be used from any number of threads. This is what
-/// `render`, `admit` and `render_documents` use when no framework is given.
+/// `render`, `admit` and `render_documents` use when no framework is given (with the gates off)
+/// and its operator configuration is the default one.
 [[nodiscard]] const Framework& default_framework(const FeatureGates& gates);
 
 /// Upstream `newRuntimeInfo` (reference 3.6): JobSet labels/annotations from the runtime template
@@ -139,8 +162,8 @@ struct RenderOutput {
 /// `metadata.uid` when that is empty); a missing namespace means `default`.
 /// The snapshot ConfigMap `<job>-runtime-snapshot` returned by `ctx.lookup` is used in preference
 /// to `runtime`, as upstream does; it is validated (owner UID, data key, runtime identity) with
-/// upstream's messages. `framework` defaults to the built-in plugins of
-/// `default_registry(ctx.feature_gates)`.
+/// upstream's messages. `framework` (with its feature gates and operator configuration) defaults
+/// to `default_framework({})`.
 [[nodiscard]] Result<RenderOutput> render(const TrainJob& job, const RuntimeLookup& runtime,
                                           const RenderContext& ctx,
                                           const Framework* framework = nullptr);
@@ -150,7 +173,7 @@ struct RenderOutput {
 
 /// The context of a render that takes its outside inputs from this machine: `uid` (a random
 /// UUID when empty), the system clock in UTC as RFC 3339 for `now`, and fresh ECDSA P-521 key
-/// pairs from OpenSSL for `generate_ssh_key`; default operator configuration and feature gates.
+/// pairs from OpenSSL for `generate_ssh_key`.
 [[nodiscard]] RenderContext system_render_context(std::string uid = {});
 
 /// Options of `render_documents`: those of admission (`missing_runtime` is not used: render

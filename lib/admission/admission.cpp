@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "admission/admission_internal.hpp"
 
-#include "api/json_path.hpp"
 #include "framework/pod_count.hpp"
 #include "framework/runtime_identity.hpp"
 #include "runtimes/builtin_inputs.hpp"
 #include "trainer/codec.hpp"
 #include "trainer/defaults.hpp"
+#include "trainer/json_path.hpp"
 #include "trainer/plugin_support.hpp"
 #include "trainer/render.hpp"
 #include "trainer/validation.hpp"
@@ -133,7 +133,7 @@ Result<ValidationResult> admit_train_job(const TrainJob& job, const AdmissionSco
     // Upstream ignores this error and would run the plugins on a nil Info (a crash); the
     // patches that cannot be applied are reported instead.
     const json::value job_json = to_json(job);
-    const auto* patches = detail::find_array(job_json.at("spec").get_object(), "runtimePatches");
+    const auto* patches = find_array(job_json.at("spec").get_object(), "runtimePatches");
     out.errors.push_back(field_invalid("spec.runtimePatches",
                                        patches != nullptr ? json::value(*patches) : json::value(),
                                        runtime_info.error().message));
@@ -143,8 +143,7 @@ Result<ValidationResult> admit_train_job(const TrainJob& job, const AdmissionSco
   if (auto too_many = detail::check_pod_count(*runtime_info, job)) {
     out.errors.push_back(std::move(*too_many));
   }
-  const Framework& plugins =
-      framework != nullptr ? *framework : default_framework(ctx.feature_gates);
+  const Framework& plugins = framework != nullptr ? *framework : default_framework({});
   out.merge(plugins.run_custom_validation(
       *runtime_info, old_job, job,
       detail::with_existing_objects(ctx, scope.existing_objects, scope.default_namespace)));
@@ -197,10 +196,10 @@ Result<ValidationResult> admit_optimization_job(const OptimizationJob& job,
 Result<void> apply_namespace(json::value& doc, const std::string& ns, bool explicit_ns) {
   if (!doc.is_object()) return {};
   auto& obj = doc.get_object();
-  const std::string api_version = detail::find_string(obj, "apiVersion").value_or("");
-  const std::string kind = detail::find_string(obj, "kind").value_or("");
+  const std::string api_version = find_string(obj, "apiVersion").value_or("");
+  const std::string kind = find_string(obj, "kind").value_or("");
   if (api_version == "v1" && kind == "List") {
-    if (auto* items = detail::find_array(obj, "items")) {
+    if (auto* items = find_array(obj, "items")) {
       for (auto& item : *items) {
         auto r = apply_namespace(item, ns, explicit_ns);
         if (!r) return r;
@@ -213,8 +212,8 @@ Result<void> apply_namespace(json::value& doc, const std::string& ns, bool expli
       sort != TrainerKind::kOptimizationJob) {
     return {};
   }
-  auto& meta = detail::ensure_object(obj, {"metadata"});
-  const auto have = detail::find_string(meta, "namespace");
+  auto& meta = ensure_object(obj, {"metadata"});
+  const auto have = find_string(meta, "namespace");
   if (!have || have->empty()) {
     meta["namespace"] = ns;
   } else if (explicit_ns && *have != ns) {

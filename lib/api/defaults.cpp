@@ -3,7 +3,7 @@
 // The CRD schema defaults of reference section 1.13. Every default fills a field only when it
 // is absent, so applying them twice changes nothing.
 #include "trainer/defaults.hpp"
-#include "api/json_path.hpp"
+#include "trainer/json_path.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
@@ -12,8 +12,8 @@ namespace trainer {
 namespace {
 
 namespace json = boost::json;
-using detail::find_array;
-using detail::find_object;
+using trainer::find_array;
+using trainer::find_object;
 
 template <class T, class V>
 void default_to(std::optional<T>& field, V&& value) {

@@ -1,18 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "trainer/error.hpp"
 
-#include "api/go_quote.hpp"
 #include "api/number_text.hpp"
 #include "api/value_text.hpp"
 
 #include <boost/json/serialize.hpp>
 
 namespace trainer {
-namespace {
-
-using detail::go_quote;
-
-}  // namespace
+namespace {}  // namespace
 
 // Kubernetes prints simple values with %v, strings with %q and everything else through a
 // printer of its own; we print composite values as compact JSON (see docs/upstream-differences.md).

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "api/go_quote.hpp"
+#include "trainer/error.hpp"
 
-namespace trainer::detail {
+namespace trainer {
 
 std::string go_quote(std::string_view s) {
   static constexpr const char* kHex = "0123456789abcdef";
@@ -30,4 +30,4 @@ std::string go_quote(std::string_view s) {
   return out;
 }
 
-}  // namespace trainer::detail
+}  // namespace trainer

@@ -144,7 +144,6 @@ trainer_status trainer_cluster_apply(trainer_client* client, const char* data, s
       set_call_options(options, opts->cancel, opts->timeout_ms);
       if (opts->version >= 2 && opts->framework != nullptr) {
         options.framework = opts->framework->framework.get();
-        options.feature_gates = opts->framework->gates;
       }
     }
     const auto sink = client->warnings;

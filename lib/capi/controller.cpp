@@ -97,27 +97,23 @@ struct PendingUserData {
   }
 };
 
-// Feature gates from the C options: INVALID_ARGUMENT with the parser's message when they do not
-// parse.
-trainer_status feature_gates(const char* text, trainer::FeatureGates& out, trainer_error** err) {
-  auto gates = trainer::parse_feature_gates(str(text));
-  if (!gates) return bad_argument(err, "feature_gates: " + gates.error().message);
-  out = *gates;
-  return TRAINER_OK;
-}
-
-// The gates and plugins of a reconcile: a framework's when one is given (its gates apply, so the
-// options' own must be empty), else the built-in plugins of `gates`. The reconciler keeps its own
-// reference to the framework, so the caller may free the handle afterwards.
+// The plugins of a reconcile: a framework's when one is given (its gates apply, so the options'
+// own must be empty), else the built-in plugins of `gates` (INVALID_ARGUMENT with the parser's
+// message when they do not parse). The reconciler keeps its own reference to the framework, so
+// the caller may free the handle afterwards.
 trainer_status plugins_of(const char* what, const char* gates, const trainer_framework* framework,
                           ctl::ReconcilerOptions& out, trainer_error** err) {
-  if (framework == nullptr) return feature_gates(gates, out.feature_gates, err);
+  if (framework == nullptr) {
+    auto parsed = trainer::parse_feature_gates(str(gates));
+    if (!parsed) return bad_argument(err, "feature_gates: " + parsed.error().message);
+    out.framework = std::make_shared<const trainer::Framework>(trainer::default_framework(*parsed));
+    return TRAINER_OK;
+  }
   if (gates != nullptr && *gates != '\0') {
     return bad_argument(err, std::string(what) +
                                  ": feature_gates must be empty with a framework (the framework's "
                                  "gates apply)");
   }
-  out.feature_gates = framework->gates;
   out.framework = framework->framework;
   return TRAINER_OK;
 }

@@ -74,9 +74,7 @@ template <class Job>
 Result<ValidationResult> admit_job(const Job& job, const trainer_document_list* context,
                                    const trainer_framework* framework) {
   if (framework == nullptr) return admit_object(job, scope_of(context));
-  RenderContext ctx;
-  ctx.feature_gates = framework->gates;
-  return admit_object(job, scope_of(context), ctx, framework->framework.get());
+  return admit_object(job, scope_of(context), RenderContext{}, framework->framework.get());
 }
 
 // Admission of `doc` against `context`: the admission path of trainerctl validate, with the

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // trainer_framework_*: the built-in plugins of a set of feature gates plus the added plugins, as
 // a shared trainer::Framework rebuilt (Framework::with_plugins, which makes every check) on
-// each add, so that a framework already handed to a controller stays as it was.
+// each add, so that a framework already handed to a controller stays as it was. The plugins are
+// shared between the rebuilds.
 #include "capi/capi.hpp"
 #include "capi/plugin.hpp"
-#include "capi/shared_plugin.hpp"
 #include "trainer/render.hpp"
 
 #include <memory>
@@ -43,7 +43,7 @@ trainer_status trainer_framework_new(const char* feature_gates, trainer_framewor
       return set_error(err, TRAINER_E_INVALID_ARGUMENT,
                        "trainer_framework_new: feature_gates: " + gates.error().message);
     }
-    auto built = trainer::Framework::with_plugins(*gates, {});
+    auto built = trainer::Framework::with_plugins(trainer::FrameworkOptions{*gates, {}}, {});
     if (!built) return set_error(err, built.error());
     auto handle = std::make_unique<trainer_framework>();
     handle->gates = *gates;
@@ -65,12 +65,10 @@ trainer_status trainer_framework_add(trainer_framework* framework, trainer_plugi
                                             : "trainer_framework_add: plugin is NULL");
     }
     const std::shared_ptr<trainer::Plugin> added(std::move(owned->plugin));
-    std::vector<std::unique_ptr<trainer::Plugin>> extra;
-    extra.reserve(framework->added.size() + 1);
-    for (const auto& earlier : framework->added)
-      extra.push_back(trainer::capi::share_plugin(earlier));
-    extra.push_back(trainer::capi::share_plugin(added));
-    auto built = trainer::Framework::with_plugins(framework->gates, std::move(extra));
+    std::vector<std::shared_ptr<trainer::Plugin>> extra = framework->added;
+    extra.push_back(added);
+    auto built = trainer::Framework::with_plugins(trainer::FrameworkOptions{framework->gates, {}},
+                                                  std::move(extra));
     if (!built) return set_error(err, built.error());
     auto names = plugin_names(*built);
     auto shared = std::make_shared<const trainer::Framework>(std::move(*built));

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Inputs of the C ABI: parse limits from trainer_parse_options, object streams in which a `v1`
 // List stands for its items, and the header fields of an object.
-#include "api/json_path.hpp"
 #include "capi/capi.hpp"
 #include "capi/options_version.hpp"
+#include "trainer/json_path.hpp"
 
 namespace trainer::capi {
 
@@ -29,11 +29,11 @@ ObjectHeader object_header(const boost::json::value& object) {
   ObjectHeader out;
   const auto* obj = object.if_object();
   if (obj == nullptr) return out;
-  out.kind = detail::find_string(*obj, "kind").value_or("");
-  out.api_version = detail::find_string(*obj, "apiVersion").value_or("");
-  if (const auto* meta = detail::find_object(*obj, {"metadata"})) {
-    out.name = detail::find_string(*meta, "name").value_or("");
-    out.namespace_ = detail::find_string(*meta, "namespace").value_or("");
+  out.kind = find_string(*obj, "kind").value_or("");
+  out.api_version = find_string(*obj, "apiVersion").value_or("");
+  if (const auto* meta = find_object(*obj, {"metadata"})) {
+    out.name = find_string(*meta, "name").value_or("");
+    out.namespace_ = find_string(*meta, "namespace").value_or("");
   }
   return out;
 }
@@ -46,9 +46,9 @@ Result<std::vector<boost::json::value>> read_objects(std::string_view text,
   objects.reserve(docs->size());
   for (auto& doc : *docs) {
     const auto* obj = doc.if_object();
-    if (obj != nullptr && detail::find_string(*obj, "apiVersion").value_or("") == "v1" &&
-        detail::find_string(*obj, "kind").value_or("") == "List") {
-      if (const auto* items = detail::find_array(*obj, "items")) {
+    if (obj != nullptr && find_string(*obj, "apiVersion").value_or("") == "v1" &&
+        find_string(*obj, "kind").value_or("") == "List") {
+      if (const auto* items = find_array(*obj, "items")) {
         objects.insert(objects.end(), items->begin(), items->end());
       }
       continue;

@@ -12,7 +12,7 @@
 #include <vector>
 
 struct trainer_plugin {
-  std::unique_ptr<trainer::Plugin> plugin;
+  std::shared_ptr<trainer::Plugin> plugin;
   std::string name;  ///< NUL-terminated copy of plugin->name() for trainer_plugin_name
 };
 

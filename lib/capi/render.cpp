@@ -2,10 +2,10 @@
 // trainer_render*: the C face of trainer::render_documents. Objects are serialized once, when
 // the result is made, so that the accessors only hand out pointers and the result is immutable.
 #include "trainer/render.hpp"
-#include "api/json_path.hpp"
 #include "capi/capi.hpp"
 #include "capi/options_version.hpp"
 #include "capi/plugin.hpp"
+#include "trainer/json_path.hpp"
 #include "trainer/ssh.hpp"
 
 #include <boost/json/array.hpp>
@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -50,11 +51,11 @@ bool nonempty(const char* s) {
 bool train_job_has_uid(const std::vector<json::value>& objects) {
   for (const auto& value : objects) {
     const auto* obj = value.if_object();
-    if (obj == nullptr || trainer::detail::find_string(*obj, "kind").value_or("") != "TrainJob") {
+    if (obj == nullptr || trainer::find_string(*obj, "kind").value_or("") != "TrainJob") {
       continue;
     }
-    const auto* meta = trainer::detail::find_object(*obj, {"metadata"});
-    if (meta != nullptr && !trainer::detail::find_string(*meta, "uid").value_or("").empty()) {
+    const auto* meta = trainer::find_object(*obj, {"metadata"});
+    if (meta != nullptr && !trainer::find_string(*meta, "uid").value_or("").empty()) {
       return true;
     }
   }
@@ -67,13 +68,6 @@ trainer::Result<trainer::RenderContext> make_context(const trainer_render_option
   const bool own_uid = !nonempty(opts.uid) && train_job_has_uid(objects);
   trainer::RenderContext ctx = trainer::system_render_context(nonempty(opts.uid) ? opts.uid : "");
   if (own_uid) ctx.train_job_uid.clear();  // render() then uses the TrainJob's metadata.uid
-  if (opts.framework != nullptr) {
-    ctx.feature_gates = opts.framework->gates;
-  } else if (nonempty(opts.feature_gates)) {
-    auto gates = trainer::parse_feature_gates(opts.feature_gates);
-    if (!gates) return tl::unexpected(std::move(gates).error());
-    ctx.feature_gates = *gates;
-  }
   if (nonempty(opts.ssh_private_key)) {
     // Parsed now, so that a bad key fails the call even when no MPI Secret is built.
     auto pair = trainer::ssh_key_pair_from_private_key(opts.ssh_private_key);
@@ -86,6 +80,14 @@ trainer::Result<trainer::RenderContext> make_context(const trainer_render_option
     ctx.now = [now = std::string(opts.now)] { return now; };
   }
   return ctx;
+}
+
+// The plugins the options name: the framework's, else the built-in ones of `feature_gates`.
+trainer::Result<const trainer::Framework*> framework_of(const trainer_render_options& opts) {
+  if (opts.framework != nullptr) return opts.framework->framework.get();
+  auto gates = trainer::parse_feature_gates(nonempty(opts.feature_gates) ? opts.feature_gates : "");
+  if (!gates) return tl::unexpected(std::move(gates).error());
+  return &trainer::default_framework(*gates);
 }
 
 // Bytes of each struct version: a caller built against an older header has a shorter struct.
@@ -143,13 +145,19 @@ trainer_status trainer_render(const char* data, size_t len, const trainer_render
     if (!objects) return set_error(err, objects.error());
     auto ctx = make_context(options, *objects);
     if (!ctx) return option_error(err, ctx.error());
-    if (options.progress_server != nullptr) options.progress_server->server->configure(*ctx);
+    auto framework = framework_of(options);
+    if (!framework) return option_error(err, framework.error());
+    std::optional<trainer::Framework> for_server;
+    if (options.progress_server != nullptr) {
+      for_server = options.progress_server->server->configure(*ctx, **framework);
+      *framework = &*for_server;
+    }
 
     auto result = std::make_unique<trainer_render_result>();
     trainer::RenderDocumentsOptions render_options;
     if (nonempty(options.namespace_name)) render_options.namespace_ = options.namespace_name;
     render_options.builtin_runtimes = options.builtin_runtimes != 0;
-    if (options.framework != nullptr) render_options.framework = options.framework->framework.get();
+    render_options.framework = *framework;
     render_options.on_warning = [&result](std::string_view w) { result->warnings.emplace_back(w); };
     auto rendered = trainer::render_documents(std::move(*objects), *ctx, render_options);
     if (!rendered) return set_error(err, rendered.error());

@@ -2,9 +2,9 @@
 // `apply`: local admission with the one admission path (`trainer::admit`, as `trainerctl
 // validate`), completed with the runtimes the cluster holds, then server-side apply of every
 // object in input order.
-#include "api/json_path.hpp"
 #include "cluster/cluster_internal.hpp"
 #include "trainer/admission.hpp"
+#include "trainer/json_path.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
@@ -17,8 +17,8 @@ namespace trainer::cluster {
 namespace {
 
 namespace json = boost::json;
-using trainer::detail::find_object;
-using trainer::detail::find_string;
+using trainer::find_object;
+using trainer::find_string;
 
 TrainerKind kind_of(const json::object& object) {
   return trainer_kind(find_string(object, "apiVersion").value_or(""),
@@ -30,9 +30,8 @@ TrainerKind kind_of(const json::object& object) {
 bool holds_runtime(const std::vector<json::object>& objects, TrainerKind kind,
                    const std::string& name, const std::string& ns) {
   for (const auto& object : objects) {
-    if (kind_of(object) != kind || trainer::detail::object_name(object) != name) continue;
-    if (kind == TrainerKind::kClusterTrainingRuntime ||
-        trainer::detail::object_namespace(object) == ns)
+    if (kind_of(object) != kind || trainer::object_name(object) != name) continue;
+    if (kind == TrainerKind::kClusterTrainingRuntime || trainer::object_namespace(object) == ns)
       return true;
   }
   return false;
@@ -68,8 +67,7 @@ Result<std::vector<json::value>> cluster_runtimes(kube::Client& client,
     if (name.empty() || (kind_text != "TrainingRuntime" && kind_text != "ClusterTrainingRuntime")) {
       continue;
     }
-    const std::string ns =
-        kind == Kind::kTrainingRuntime ? trainer::detail::object_namespace(object) : "";
+    const std::string ns = kind == Kind::kTrainingRuntime ? trainer::object_namespace(object) : "";
     const TrainerKind trainer_kind = kind == Kind::kTrainingRuntime
                                          ? TrainerKind::kTrainingRuntime
                                          : TrainerKind::kClusterTrainingRuntime;
@@ -106,12 +104,12 @@ Result<std::vector<AppliedObject>> apply(kube::Client& client,
     if (auto checked = check_namespace(object, options.namespace_); !checked) {
       return tl::unexpected(std::move(checked.error()));
     }
-    const std::string object_ns = trainer::detail::object_namespace(object);
+    const std::string object_ns = trainer::object_namespace(object);
     const TrainerKind kind = kind_of(object);
     if (object_ns.empty() &&
         (kind == TrainerKind::kTrainJob || kind == TrainerKind::kTrainingRuntime ||
          kind == TrainerKind::kOptimizationJob)) {
-      trainer::detail::ensure_object(object, {"metadata"})["namespace"] = ns;
+      trainer::ensure_object(object, {"metadata"})["namespace"] = ns;
     }
   }
 
@@ -127,9 +125,7 @@ Result<std::vector<AppliedObject>> apply(kube::Client& client,
   admission_options.missing_runtime = MissingRuntime::kWarn;
   admission_options.runtimes_from_cluster = true;
   admission_options.framework = options.framework;
-  RenderContext ctx;
-  ctx.feature_gates = options.feature_gates;
-  auto admission = admit(std::move(admitted), ctx, admission_options);
+  auto admission = admit(std::move(admitted), RenderContext{}, admission_options);
   if (!admission) return tl::unexpected(std::move(admission.error()));
   if (!admission->ok()) return tl::unexpected(Error::invalid(std::move(admission->errors)));
 
@@ -149,7 +145,7 @@ Result<std::vector<AppliedObject>> apply(kube::Client& client,
       return fail(ErrorCode::kInvalid, "an object has no apiVersion or kind");
     }
     const auto* meta = find_object(object, "metadata");
-    if (trainer::detail::object_name(object).empty()) {
+    if (trainer::object_name(object).empty()) {
       if (meta != nullptr && find_string(*meta, "generateName")) {
         return fail(ErrorCode::kInvalid, "from " + *find_string(*meta, "generateName") +
                                              ": cannot use generate name with apply");
@@ -167,13 +163,13 @@ Result<std::vector<AppliedObject>> apply(kube::Client& client,
     const auto& resource = resources[i];
     std::string object_ns;
     if (resource.namespaced) {
-      object_ns = trainer::detail::object_namespace(object);
+      object_ns = trainer::object_namespace(object);
       if (object_ns.empty()) object_ns = ns;
     }
     auto result = client.apply(resource, object_ns, object, apply_options);
     if (!result) return tl::unexpected(std::move(result.error()));
     applied.push_back(
-        {resource.kind_group() + "/" + trainer::detail::object_name(object), std::move(*result)});
+        {resource.kind_group() + "/" + trainer::object_name(object), std::move(*result)});
     if (options.on_applied) options.on_applied(applied.back());
   }
   return applied;

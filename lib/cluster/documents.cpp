@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // How kubectl reads the objects of files: a `v1` `List` stands for its items, and with an
 // explicit `-n` an object that names another namespace is refused.
-#include "api/json_path.hpp"
 #include "trainer/cluster.hpp"
+#include "trainer/json_path.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
@@ -13,7 +13,7 @@
 namespace trainer::cluster {
 
 namespace json = boost::json;
-using trainer::detail::find_string;
+using trainer::find_string;
 
 Result<std::vector<json::object>> objects_of(const std::vector<json::value>& documents) {
   std::vector<json::object> out;
@@ -22,7 +22,7 @@ Result<std::vector<json::object>> objects_of(const std::vector<json::value>& doc
     if (object == nullptr) return fail(ErrorCode::kInvalid, "a document is not an object");
     if (find_string(*object, "apiVersion").value_or("") == "v1" &&
         find_string(*object, "kind").value_or("") == "List") {
-      const auto* items = trainer::detail::find_array(*object, "items");
+      const auto* items = trainer::find_array(*object, "items");
       if (items == nullptr) continue;
       for (const auto& item : *items) {
         if (!item.is_object()) return fail(ErrorCode::kInvalid, "a List item is not an object");
@@ -36,7 +36,7 @@ Result<std::vector<json::object>> objects_of(const std::vector<json::value>& doc
 }
 
 Result<void> check_namespace(const json::object& object, std::string_view explicit_ns) {
-  const std::string object_ns = trainer::detail::object_namespace(object);
+  const std::string object_ns = trainer::object_namespace(object);
   if (explicit_ns.empty() || object_ns.empty() || object_ns == explicit_ns) return {};
   return fail(ErrorCode::kInvalidArgument,
               "the namespace from the provided object \"" + object_ns +

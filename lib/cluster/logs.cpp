@@ -2,9 +2,9 @@
 // `logs`: the pods of a TrainJob's JobSet (label jobset.sigs.k8s.io/jobset-name), narrowed to a
 // replicated job and a node index, read one after another or, when followed, concurrently
 // (one thread per pod, all bounded by one cancellation).
-#include "api/json_path.hpp"
 #include "cluster/cluster_internal.hpp"
 #include "cluster/operation_token.hpp"
+#include "trainer/json_path.hpp"
 
 #include <boost/json/array.hpp>
 
@@ -22,9 +22,9 @@ namespace trainer::cluster {
 namespace {
 
 namespace json = boost::json;
-using trainer::detail::find_array;
-using trainer::detail::find_object;
-using trainer::detail::find_string;
+using trainer::find_array;
+using trainer::find_object;
+using trainer::find_string;
 
 // JobSet's pod labels (JobSet v0.12 `jobset.sigs.k8s.io/*`) and the Job controller's index.
 constexpr std::string_view kJobSetNameLabel = "jobset.sigs.k8s.io/jobset-name";

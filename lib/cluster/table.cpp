@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // `table`: the server-side Table of a Trainer kind (the CRD's printer columns, computed by the
 // server as kubectl asks for them), every page merged.
-#include "api/json_path.hpp"
 #include "cluster/cluster_internal.hpp"
 #include "kube/client/list_pager.hpp"
 #include "kube/client/paths.hpp"
+#include "trainer/json_path.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/parse.hpp>
@@ -39,7 +39,7 @@ Result<json::object> fetch_page(kube::Client& client, const std::string& path,
     return fail(ErrorCode::kServer, "the server's Table answer is not a JSON object");
   }
   auto& table = body.get_object();
-  if (trainer::detail::find_string(table, "kind").value_or("") != "Table") {
+  if (trainer::find_string(table, "kind").value_or("") != "Table") {
     return fail(ErrorCode::kServer, "the server did not answer with a Table");
   }
   return std::move(table);

@@ -2,9 +2,9 @@
 // `wait`: kubectl wait --for=condition=<type>[=<status>] on one TrainJob: check the object,
 // then watch it (fieldSelector metadata.name) until the condition holds, the TrainJob fails,
 // disappears, or the timeout passes.
-#include "api/json_path.hpp"
 #include "cluster/cluster_internal.hpp"
 #include "cluster/operation_token.hpp"
+#include "trainer/json_path.hpp"
 
 #include <boost/json/array.hpp>
 
@@ -16,10 +16,10 @@ namespace trainer::cluster {
 namespace {
 
 namespace json = boost::json;
-using trainer::detail::find_array;
-using trainer::detail::find_int;
-using trainer::detail::find_object;
-using trainer::detail::find_string;
+using trainer::find_array;
+using trainer::find_int;
+using trainer::find_object;
+using trainer::find_string;
 
 enum class Verdict { kNotMet, kMet, kFailed };
 

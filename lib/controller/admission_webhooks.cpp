@@ -5,7 +5,6 @@
 // controller-runtime does.
 #include "controller/admission_webhooks.hpp"
 
-#include "api/json_path.hpp"
 #include "api/readers.hpp"
 #include "api/text_position.hpp"
 #include "controller/cluster_lookup.hpp"
@@ -15,6 +14,7 @@
 #include "trainer/base64.hpp"
 #include "trainer/codec.hpp"
 #include "trainer/defaults.hpp"
+#include "trainer/json_path.hpp"
 #include "trainer/render.hpp"
 
 #include <boost/json/array.hpp>
@@ -30,8 +30,8 @@ namespace {
 namespace json = boost::json;
 using serving::Request;
 using serving::Response;
-using trainer::detail::find_object;
-using trainer::detail::find_string;
+using trainer::find_object;
+using trainer::find_string;
 
 constexpr std::string_view kReviewKind = "AdmissionReview";
 constexpr std::string_view kReviewV1 = "admission.k8s.io/v1";
@@ -130,7 +130,7 @@ Response denied_message(const Review& review, const std::string& message,
   return review_answer(review.api_version, review.uid, std::move(response));
 }
 
-using trainer::detail::string_at;
+using trainer::string_at;
 
 // The review of `request` for objects of `kind` (trainer.kubeflow.org): ReviewError when the
 // request is not an AdmissionReview of that kind. `api_version` gets the review's version as
@@ -297,10 +297,8 @@ tl::expected<void, ReviewError> load_runtime(WebhookReader& reader, const TrainJ
   return {};
 }
 
-RenderContext admission_context(const WebhookOptions& options, WebhookReader& reader) {
+RenderContext admission_context(WebhookReader& reader) {
   RenderContext ctx;
-  ctx.feature_gates = options.feature_gates;
-  ctx.config = options.config;
   ctx.lookup = [&reader](std::string_view api_version, std::string_view kind, std::string_view ns,
                          std::string_view name) {
     return reader.find(api_version, kind, ns, name);
@@ -339,13 +337,13 @@ json::array runtime_patch_times(const json::value& object, const json::value& ol
   json::array ops;
   const auto* spec = object.is_object() ? find_object(object.get_object(), "spec") : nullptr;
   const json::array* patches =
-      spec != nullptr ? trainer::detail::find_array(*spec, "runtimePatches") : nullptr;
+      spec != nullptr ? trainer::find_array(*spec, "runtimePatches") : nullptr;
   if (patches == nullptr) return ops;
   std::vector<std::pair<std::string, json::object>> old_by_manager;
   if (!old_object.is_null()) {
     const auto* old_spec = find_object(old_object.get_object(), "spec");
     const json::array* old_patches =
-        old_spec != nullptr ? trainer::detail::find_array(*old_spec, "runtimePatches") : nullptr;
+        old_spec != nullptr ? trainer::find_array(*old_spec, "runtimePatches") : nullptr;
     if (old_patches != nullptr) {
       for (const auto& p : *old_patches) {
         if (!p.is_object()) continue;
@@ -413,7 +411,7 @@ Response admit_job(const WebhookOptions& options, const Review& review, std::str
   if (auto loaded = load_runtime(*reader, runtime_of, runtime); !loaded) {
     return errored(review.api_version, review.uid, loaded.error());
   }
-  const RenderContext ctx = admission_context(options, *reader);
+  const RenderContext ctx = admission_context(*reader);
   const Framework* framework = options.framework.get();
   auto admitted =
       old_job ? admit_update(*old_job, job, runtime.scope, ctx, framework, MissingRuntime::kFail)

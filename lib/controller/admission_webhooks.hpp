@@ -75,9 +75,8 @@ class WebhookReader {
                                                             kube::CancelToken cancel);
 
 struct WebhookOptions {
-  FeatureGates feature_gates;
-  OperatorConfig config;
-  /// The plugins of every TrainJob admission; null: the built-in ones of `feature_gates`.
+  /// The plugins of every TrainJob admission, with their feature gates and operator
+  /// configuration; null: `default_framework({})`.
   std::shared_ptr<const Framework> framework;
   /// A reader for one review. Required for the TrainJob and OptimizationJob webhooks.
   std::function<std::unique_ptr<WebhookReader>()> reader;

@@ -87,7 +87,7 @@ struct Controller::Impl {
   // The TrainJobStatus progress endpoint, with the gate on, on every replica (upstream ignores
   // leader election for it), with the webhooks' certificate.
   Result<void> start_status_server() {
-    if (!options.reconciler.feature_gates.trainjob_status ||
+    if (!options.reconciler.framework_or_default().feature_gates().trainjob_status ||
         options.serving.status_server_port <= 0) {
       return {};
     }
@@ -116,8 +116,6 @@ struct Controller::Impl {
     // needs_certificates() holds: run() started them.
     if (!certificates) return fail(ErrorCode::kInternal, "webhook server: no certificates");
     WebhookOptions hooks;
-    hooks.feature_gates = options.reconciler.feature_gates;
-    hooks.config = options.reconciler.config;
     hooks.framework = options.reconciler.framework;
     hooks.reader = [this, token = serving_token] { return cluster_reader(client, token); };
     webhooks = std::make_unique<AdmissionWebhooks>(std::move(hooks));
@@ -404,7 +402,7 @@ namespace {
 // pods (the server's URL, the Secret whose CA they trust): the Secret the certificate manager
 // keeps is the one the plugin reads.
 ControllerOptions with_operator_config(ControllerOptions options) {
-  auto& config = options.reconciler.config;
+  OperatorConfig config;
   config.operator_namespace = operator_namespace(options.serving);
   config.webhook_service_name = options.serving.webhook_service_name;
   config.webhook_secret_name = options.serving.webhook_secret_name;
@@ -412,6 +410,8 @@ ControllerOptions with_operator_config(ControllerOptions options) {
   if (options.serving.status_server_port > 0) {
     config.status_server_port = options.serving.status_server_port;
   }
+  options.reconciler.framework = std::make_shared<const Framework>(
+      options.reconciler.framework_or_default().with_config(std::move(config)));
   return options;
 }
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "controller/leader_election.hpp"
 
-#include "api/json_path.hpp"
 #include "controller/controller_internal.hpp"
 #include "kube/client/cancellable_wait.hpp"
+#include "trainer/json_path.hpp"
 #include "trainer/render.hpp"
 
 #include <boost/json/parse.hpp>
@@ -80,14 +80,13 @@ std::string LeaderElector::lease_path() const {
 
 LeaderElector::Record LeaderElector::record_of(const boost::json::object& lease) {
   Record record;
-  const auto* spec = trainer::detail::find_object(lease, "spec");
+  const auto* spec = trainer::find_object(lease, "spec");
   if (spec == nullptr) return record;
-  record.holder = trainer::detail::find_string(*spec, "holderIdentity").value_or("");
-  record.lease_duration_seconds =
-      trainer::detail::find_int(*spec, "leaseDurationSeconds").value_or(0);
-  record.acquire_time = trainer::detail::find_string(*spec, "acquireTime").value_or("");
-  record.renew_time = trainer::detail::find_string(*spec, "renewTime").value_or("");
-  record.transitions = trainer::detail::find_int(*spec, "leaseTransitions").value_or(0);
+  record.holder = trainer::find_string(*spec, "holderIdentity").value_or("");
+  record.lease_duration_seconds = trainer::find_int(*spec, "leaseDurationSeconds").value_or(0);
+  record.acquire_time = trainer::find_string(*spec, "acquireTime").value_or("");
+  record.renew_time = trainer::find_string(*spec, "renewTime").value_or("");
+  record.transitions = trainer::find_int(*spec, "leaseTransitions").value_or(0);
   return record;
 }
 
@@ -102,7 +101,7 @@ boost::json::object LeaderElector::lease_with(const boost::json::object* base,
     lease["metadata"] =
         boost::json::object{{"name", config_.lease_name}, {"namespace", config_.lease_namespace}};
   }
-  auto& spec = trainer::detail::ensure_object(lease, {"spec"});
+  auto& spec = trainer::ensure_object(lease, {"spec"});
   spec["holderIdentity"] = record.holder;
   spec["leaseDurationSeconds"] = record.lease_duration_seconds;
   spec["acquireTime"] = record.acquire_time;

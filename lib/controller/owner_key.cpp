@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "controller/owner_key.hpp"
 
-#include "api/json_path.hpp"
+#include "trainer/json_path.hpp"
 
 namespace trainer::controller::detail {
 namespace {
@@ -17,10 +17,10 @@ std::string_view group_of(std::string_view api_version) {
 }  // namespace
 
 std::string object_key(const boost::json::object& object) {
-  const auto* metadata = trainer::detail::find_object(object, "metadata");
+  const auto* metadata = trainer::find_object(object, "metadata");
   if (metadata == nullptr) return "/";
-  return trainer::detail::find_string(*metadata, "namespace").value_or("") + "/" +
-         trainer::detail::find_string(*metadata, "name").value_or("");
+  return trainer::find_string(*metadata, "namespace").value_or("") + "/" +
+         trainer::find_string(*metadata, "name").value_or("");
 }
 
 namespace {
@@ -28,9 +28,9 @@ namespace {
 // `<namespace>/<name>` of the trainer.kubeflow.org `owner_kind` that controls `object`.
 std::optional<std::string> owner_of_kind(const boost::json::object& object,
                                          std::string_view owner_kind) {
-  const auto* metadata = trainer::detail::find_object(object, "metadata");
+  const auto* metadata = trainer::find_object(object, "metadata");
   if (metadata == nullptr) return std::nullopt;
-  const auto* owners = trainer::detail::find_array(*metadata, "ownerReferences");
+  const auto* owners = trainer::find_array(*metadata, "ownerReferences");
   if (owners == nullptr) return std::nullopt;
   for (const auto& value : *owners) {
     const auto* owner = value.if_object();
@@ -38,13 +38,13 @@ std::optional<std::string> owner_of_kind(const boost::json::object& object,
     const auto* controller = owner->if_contains("controller");
     if (controller == nullptr || !controller->is_bool() || !controller->get_bool()) continue;
     // At most one ownerReference is the controller: it decides, whatever its kind.
-    const auto api_version = trainer::detail::find_string(*owner, "apiVersion").value_or("");
-    const auto kind = trainer::detail::find_string(*owner, "kind").value_or("");
-    const auto name = trainer::detail::find_string(*owner, "name").value_or("");
+    const auto api_version = trainer::find_string(*owner, "apiVersion").value_or("");
+    const auto kind = trainer::find_string(*owner, "kind").value_or("");
+    const auto name = trainer::find_string(*owner, "name").value_or("");
     if (group_of(api_version) != kOwnerGroup || kind != owner_kind || name.empty()) {
       return std::nullopt;
     }
-    return trainer::detail::find_string(*metadata, "namespace").value_or("") + "/" + name;
+    return trainer::find_string(*metadata, "namespace").value_or("") + "/" + name;
   }
   return std::nullopt;
 }

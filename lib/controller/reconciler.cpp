@@ -3,14 +3,13 @@
 // One pass of upstream's TrainJob reconcile (reference 5.1) over a `kube::Client`: the objects
 // come from the same pipeline as `trainerctl render` (`trainer::render`), with the cluster as the
 // render context's lookup; the status from `derive_status`.
-#include "api/json_path.hpp"
 #include "controller/cluster_lookup.hpp"
 #include "controller/controller_internal.hpp"
-#include "plugin/render_scope.hpp"
 #include "trainer/admission.hpp"
 #include "trainer/cluster.hpp"
 #include "trainer/codec.hpp"
 #include "trainer/controller.hpp"
+#include "trainer/json_path.hpp"
 #include "trainer/plugin_support.hpp"
 #include "trainer/render.hpp"
 #include "trainer/validation.hpp"
@@ -26,8 +25,8 @@
 namespace trainer::controller {
 
 namespace json = boost::json;
-using trainer::detail::find_object;
-using trainer::detail::find_string;
+using trainer::find_object;
+using trainer::find_string;
 
 namespace {
 
@@ -58,9 +57,7 @@ struct Reconciler::Impl {
 
   [[nodiscard]] Clock::time_point now() const { return options.now ? options.now() : Clock::now(); }
   /// The plugins renders and the status step run: the caller's, else the built-in ones.
-  [[nodiscard]] const Framework& framework() const {
-    return options.framework ? *options.framework : default_framework(options.feature_gates);
-  }
+  [[nodiscard]] const Framework& framework() const { return options.framework_or_default(); }
   [[nodiscard]] kube::CallOptions call() const {
     kube::CallOptions c;
     c.cancel = options.cancel;
@@ -80,8 +77,6 @@ struct Reconciler::Impl {
     RenderContext ctx = system_render_context(job.metadata.uid.value_or(""));
     const std::string now_text = detail::format_time(now);
     ctx.now = [now_text] { return now_text; };
-    ctx.config = options.config;
-    ctx.feature_gates = options.feature_gates;
     ctx.lookup = [&lookup](std::string_view api_version, std::string_view kind,
                            std::string_view object_ns, std::string_view object_name) {
       return lookup.find(api_version, kind, object_ns, object_name);
@@ -152,10 +147,10 @@ struct Reconciler::Impl {
       const std::string kind = find_string(*object, "kind").value_or("");
       auto resource = client.resource_for(api_version, kind, call());
       if (!resource) return tl::unexpected(std::move(resource.error()));
-      const std::string object_ns = trainer::detail::object_namespace(*object);
+      const std::string object_ns = trainer::object_namespace(*object);
       if (!resource->namespaced || (!object_ns.empty() && object_ns != ns)) {
         return fail(ErrorCode::kInternal, "render produced " + kind + " \"" +
-                                              trainer::detail::object_name(*object) +
+                                              trainer::object_name(*object) +
                                               "\" outside TrainJob " + ns + "/" + name);
       }
       resources.push_back(std::move(*resource));
@@ -167,9 +162,9 @@ struct Reconciler::Impl {
       const std::string kind = find_string(object, "kind").value_or("");
       auto answer = client.apply(resource, ns, object, apply);
       if (!answer) return tl::unexpected(std::move(answer.error()));
-      result.applied.push_back(resource.kind_group() + "/" + trainer::detail::object_name(object));
+      result.applied.push_back(resource.kind_group() + "/" + trainer::object_name(object));
       if (api_version == kJobSetApiVersion && kind == kJobSetKind &&
-          trainer::detail::object_name(object) == name) {
+          trainer::object_name(object) == name) {
         applied_jobset = std::move(*answer);
       }
     }
@@ -322,10 +317,7 @@ struct Reconciler::Impl {
       json::object refined = next_status.as_object();
       RenderContext status_ctx;
       status_ctx.train_job_uid = job.metadata.uid.value_or("");
-      status_ctx.config = options.config;
-      status_ctx.feature_gates = options.feature_gates;
-      const trainer::detail::RenderScope scope(status_ctx);
-      if (auto r = framework().run_status(job, refined); !r) {
+      if (auto r = framework().run_status(job, refined, status_ctx); !r) {
         join(error, std::move(r.error()));
       } else {
         next_status = std::move(refined);
@@ -350,6 +342,10 @@ struct Reconciler::Impl {
     return result;
   }
 };
+
+const Framework& ReconcilerOptions::framework_or_default() const {
+  return framework ? *framework : default_framework({});
+}
 
 Reconciler::Reconciler(kube::Client& client, ReconcilerOptions options)
     : impl_(std::make_unique<Impl>(Impl{client, std::move(options)})) {}

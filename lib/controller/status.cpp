@@ -3,10 +3,10 @@
 // The pure status steps of upstream's reconcile (reference 5.1 steps 6-8, 5.3, 4.1.6):
 // apimachinery's `meta.SetStatusCondition`, the Suspended/Resumed condition, the JobSet status
 // copy and `activeDeadlineSeconds`. No I/O: the reconciler feeds the JobSet it read.
-#include "api/json_path.hpp"
 #include "api/time_text.hpp"
 #include "controller/controller_internal.hpp"
 #include "trainer/controller.hpp"
+#include "trainer/json_path.hpp"
 
 #include <boost/json/array.hpp>
 
@@ -20,10 +20,10 @@ namespace trainer::controller {
 namespace {
 
 namespace json = boost::json;
-using trainer::detail::find_array;
-using trainer::detail::find_int;
-using trainer::detail::find_object;
-using trainer::detail::find_string;
+using trainer::find_array;
+using trainer::find_int;
+using trainer::find_object;
+using trainer::find_string;
 
 Condition* find_condition(std::vector<Condition>& conditions, std::string_view type) {
   for (auto& c : conditions) {

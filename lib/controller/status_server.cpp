@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "controller/status_server.hpp"
 
-#include "api/json_path.hpp"
+#include "trainer/json_path.hpp"
 
 #include <boost/json/array.hpp>
 
@@ -22,7 +22,7 @@ ProgressResult result(ProgressOutcome outcome, std::string message = {}) {
 
 // The first value of `user.extra[key]`.
 std::string extra(const json::object& user, const char* key) {
-  const auto* extras = detail::find_object(user, "extra");
+  const auto* extras = find_object(user, "extra");
   if (extras == nullptr) return {};
   const auto* values = extras->if_contains(key);
   if (values == nullptr || !values->is_array() || values->as_array().empty()) return {};
@@ -61,7 +61,7 @@ struct Backend {
             {"spec", json::object{{"token", token}, {"audiences", json::array{audience}}}}},
         write);
     if (!review) return result(ProgressOutcome::kInternal);
-    const auto* status = detail::find_object(*review, "status");
+    const auto* status = find_object(*review, "status");
     if (status == nullptr) return result(ProgressOutcome::kForbidden);
     const auto* authenticated = status->if_contains("authenticated");
     if (authenticated == nullptr || !authenticated->is_bool() || !authenticated->as_bool()) {
@@ -74,9 +74,9 @@ struct Backend {
         audience_ok = audience_ok || (a.is_string() && a.as_string() == audience);
       }
     }
-    const auto* user = detail::find_object(*status, "user");
+    const auto* user = find_object(*status, "user");
     if (!audience_ok || user == nullptr) return result(ProgressOutcome::kForbidden);
-    const std::string username = detail::find_string(*user, "username").value_or("");
+    const std::string username = find_string(*user, "username").value_or("");
     const std::string prefix = "system:serviceaccount:" + ns + ":";
     if (username.rfind(prefix, 0) != 0) return result(ProgressOutcome::kForbidden);
     const std::string pod_name = extra(*user, kPodNameExtra);
@@ -89,13 +89,12 @@ struct Backend {
       return result(pod.error().code == ErrorCode::kNotFound ? ProgressOutcome::kForbidden
                                                              : ProgressOutcome::kInternal);
     }
-    const auto* meta = detail::find_object(*pod, "metadata");
+    const auto* meta = find_object(*pod, "metadata");
     if (meta == nullptr) return result(ProgressOutcome::kForbidden);
-    const auto* labels = detail::find_object(*meta, "labels");
+    const auto* labels = find_object(*meta, "labels");
     const bool ours =
-        labels != nullptr && detail::find_string(*labels, kJobSetNameLabel).value_or("") == name;
-    const bool same_pod =
-        pod_uid.empty() || detail::find_string(*meta, "uid").value_or("") == pod_uid;
+        labels != nullptr && find_string(*labels, kJobSetNameLabel).value_or("") == name;
+    const bool same_pod = pod_uid.empty() || find_string(*meta, "uid").value_or("") == pod_uid;
     if (!ours || !same_pod) return result(ProgressOutcome::kForbidden);
     return result(ProgressOutcome::kOk);
   }

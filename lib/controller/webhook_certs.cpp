@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "controller/webhook_certs.hpp"
 
-#include "api/json_path.hpp"
 #include "trainer/base64.hpp"
+#include "trainer/json_path.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
@@ -67,12 +67,12 @@ std::optional<std::string> read_file(const std::string& path, std::size_t limit)
 
 // The four values of a Secret's `data`; nullopt when one is missing or not base64.
 std::optional<serving::CertificateSet> decode_secret(const boost::json::object& secret) {
-  const auto* data = detail::find_object(secret, "data");
+  const auto* data = find_object(secret, "data");
   if (data == nullptr) return std::nullopt;
   std::string values[4];
   const char* keys[4] = {kCaCert, kCaKey, kTlsCert, kTlsKey};
   for (int i = 0; i < 4; ++i) {
-    auto text = detail::find_string(*data, keys[i]);
+    auto text = find_string(*data, keys[i]);
     if (!text) return std::nullopt;
     auto decoded = base64_decode(*text, Base64Decoding::kGo);
     if (!decoded) return std::nullopt;
@@ -84,8 +84,8 @@ std::optional<serving::CertificateSet> decode_secret(const boost::json::object& 
 // The string at `object.<parent>.<key>`; empty when absent.
 std::string nested_string(const boost::json::object& object, std::string_view parent,
                           std::string_view key) {
-  const auto* inner = detail::find_object(object, parent);
-  return inner == nullptr ? std::string() : detail::find_string(*inner, key).value_or("");
+  const auto* inner = find_object(object, parent);
+  return inner == nullptr ? std::string() : find_string(*inner, key).value_or("");
 }
 
 boost::json::object encode_data(const serving::CertificateSet& set) {
@@ -116,8 +116,9 @@ std::vector<std::string> serving_hosts(const ServingOptions& serving, const std:
 }
 
 bool needs_certificates(const ControllerOptions& options) {
-  return options.serving.webhook_port != 0 || (options.reconciler.feature_gates.trainjob_status &&
-                                               options.serving.status_server_port != 0);
+  return options.serving.webhook_port != 0 ||
+         (options.reconciler.framework_or_default().feature_gates().trainjob_status &&
+          options.serving.status_server_port != 0);
 }
 
 struct WebhookCertificates::Impl {
@@ -277,7 +278,7 @@ Result<void> WebhookCertificates::Impl::inject_ca(const std::string& ca_pem, boo
     return tl::unexpected(std::move(object.error()));
   }
   const std::string bundle = base64_encode(ca_pem);
-  const auto* webhooks = detail::find_array(*object, "webhooks");
+  const auto* webhooks = find_array(*object, "webhooks");
   if (webhooks == nullptr) return {};
   boost::json::array ops;
   ops.push_back({{"op", "test"},
@@ -287,7 +288,7 @@ Result<void> WebhookCertificates::Impl::inject_ca(const std::string& ca_pem, boo
     const auto* webhook = (*webhooks)[i].if_object();
     if (webhook == nullptr) continue;
     if (nested_string(*webhook, "clientConfig", "caBundle") == bundle) continue;
-    if (detail::find_object(*webhook, "clientConfig") == nullptr) continue;
+    if (find_object(*webhook, "clientConfig") == nullptr) continue;
     ops.push_back({{"op", "add"},
                    {"path", "/webhooks/" + std::to_string(i) + "/clientConfig/caBundle"},
                    {"value", bundle}});

@@ -5,9 +5,9 @@
 // Experiment is katib_*.cpp.
 #include "trainer/convert.hpp"
 
-#include "api/json_path.hpp"
 #include "convert/katib_experiment.hpp"
 #include "convert/v1_kinds.hpp"
+#include "trainer/json_path.hpp"
 
 namespace trainer::convert {
 namespace json = boost::json;
@@ -28,8 +28,8 @@ bool is_convertible(std::string_view api_version, std::string_view kind) {
 Result<Conversion> convert_job(const json::value& job, const Options& options) {
   const auto* obj = job.if_object();
   if (obj == nullptr) return fail(ErrorCode::kInvalidArgument, "the job is not a JSON object");
-  const auto api = trainer::detail::find_string(*obj, "apiVersion").value_or("");
-  const auto kind = trainer::detail::find_string(*obj, "kind").value_or("");
+  const auto api = trainer::find_string(*obj, "apiVersion").value_or("");
+  const auto kind = trainer::find_string(*obj, "kind").value_or("");
   if (api == kV1) {
     if (const auto* converter = detail::find_v1_kind(kind)) {
       return detail::convert_v1(*obj, *converter, options);
@@ -52,9 +52,8 @@ Result<std::vector<json::value>> convert_documents(
   out.reserve(documents.size());
   for (auto& doc : documents) {
     const auto* obj = doc.if_object();
-    const auto api =
-        obj != nullptr ? trainer::detail::find_string(*obj, "apiVersion").value_or("") : "";
-    const auto kind = obj != nullptr ? trainer::detail::find_string(*obj, "kind").value_or("") : "";
+    const auto api = obj != nullptr ? trainer::find_string(*obj, "apiVersion").value_or("") : "";
+    const auto kind = obj != nullptr ? trainer::find_string(*obj, "kind").value_or("") : "";
     if (!is_convertible(api, kind)) {
       out.push_back(std::move(doc));
       continue;

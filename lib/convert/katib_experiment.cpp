@@ -8,10 +8,10 @@
 // `$(KUBEFLOW_TRAINER_OPT_<X>)`, the variable the trial controller puts into the trainer's env.
 #include "convert/katib_experiment.hpp"
 
-#include "api/json_path.hpp"
 #include "api/number_text.hpp"
 #include "convert/diagnostics.hpp"
 #include "trainer/codec.hpp"
+#include "trainer/json_path.hpp"
 #include "trainer/tuning.hpp"
 
 #include <boost/json/parse.hpp>
@@ -25,10 +25,10 @@ namespace trainer::convert::detail {
 namespace {
 
 namespace json = boost::json;
-using trainer::detail::find_array;
-using trainer::detail::find_int;
-using trainer::detail::find_object;
-using trainer::detail::find_string;
+using trainer::find_array;
+using trainer::find_int;
+using trainer::find_object;
+using trainer::find_string;
 
 constexpr std::size_t kMaxChoices = 100;
 constexpr std::int64_t kMaxTrials = 100;
@@ -98,7 +98,7 @@ class ExperimentConverter {
  public:
   ExperimentConverter(const json::object& exp, const Options& options)
       : exp_(exp),
-        name_(trainer::detail::object_name(exp)),
+        name_(trainer::object_name(exp)),
         ns_(namespace_of(exp, options)),
         diag_("Experiment " + ns_ + "/" + name_),
         options_(options) {}
@@ -149,7 +149,7 @@ class ExperimentConverter {
 
  private:
   static std::string namespace_of(const json::object& exp, const Options& options) {
-    std::string ns = trainer::detail::object_namespace(exp);
+    std::string ns = trainer::object_namespace(exp);
     if (ns.empty()) ns = options.namespace_;
     return ns.empty() ? "default" : ns;
   }
@@ -538,7 +538,7 @@ class ExperimentConverter {
     }
     json::object spec = *job_spec;
     const std::string primary = find_string(tmpl, "primaryContainerName").value_or("");
-    json::object* pod_spec = trainer::detail::find_object(spec, {"template", "spec"});
+    json::object* pod_spec = trainer::find_object(spec, {"template", "spec"});
     json::array* containers = pod_spec != nullptr ? find_array(*pod_spec, "containers") : nullptr;
     bool renamed = false;
     if (containers != nullptr) {
@@ -585,7 +585,7 @@ class ExperimentConverter {
   // A kubeflow.org/v1 job: its own conversion, whose TrainJob spec becomes the template.
   void v1_trial(const json::object& trial_spec, std::vector<json::value>& objects) {
     json::object named = trial_spec;
-    auto& meta = trainer::detail::ensure_object(named, {"metadata"});
+    auto& meta = trainer::ensure_object(named, {"metadata"});
     meta["name"] = name_ + "-trial";
     meta["namespace"] = ns_;
     auto converted = convert_job(json::value(std::move(named)), Options{false, ns_});

@@ -1,19 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "convert/v1_build.hpp"
 
-#include "api/json_path.hpp"
 #include "convert/v1_run_policy.hpp"
+#include "trainer/json_path.hpp"
 
 #include <algorithm>
 #include <set>
 
 namespace trainer::convert::detail {
 namespace json = boost::json;
-using trainer::detail::ensure_array;
-using trainer::detail::ensure_object;
-using trainer::detail::find_array;
-using trainer::detail::find_object;
-using trainer::detail::find_string;
+using trainer::ensure_array;
+using trainer::ensure_object;
+using trainer::find_array;
+using trainer::find_object;
+using trainer::find_string;
 
 namespace {
 

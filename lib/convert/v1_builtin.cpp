@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "convert/v1_builtin.hpp"
 
-#include "api/json_path.hpp"
+#include "trainer/json_path.hpp"
 
 #include <algorithm>
 #include <charconv>
 
 namespace trainer::convert::detail {
 namespace json = boost::json;
-using trainer::detail::find_array;
-using trainer::detail::find_object;
-using trainer::detail::find_string;
+using trainer::find_array;
+using trainer::find_object;
+using trainer::find_string;
 
 namespace {
 

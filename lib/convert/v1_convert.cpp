@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "convert/v1_kinds.hpp"
 
-#include "api/json_path.hpp"
 #include "convert/v1_builtin.hpp"
+#include "trainer/json_path.hpp"
 
 namespace trainer::convert::detail {
 
@@ -16,8 +16,8 @@ const KindConverter* find_v1_kind(std::string_view kind) {
 
 Result<Conversion> convert_v1(const boost::json::object& job, const KindConverter& converter,
                               const Options& options) {
-  const std::string name = trainer::detail::object_name(job);
-  std::string ns = trainer::detail::object_namespace(job);
+  const std::string name = trainer::object_name(job);
+  std::string ns = trainer::object_namespace(job);
   if (ns.empty()) ns = options.namespace_.empty() ? std::string("default") : options.namespace_;
   Diagnostics diag(std::string(converter.info.kind) + " " + ns + "/" + name);
   auto v1 = read_v1_job(job, converter.info, ns, diag);

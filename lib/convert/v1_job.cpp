@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "convert/v1_job.hpp"
 
-#include "api/json_path.hpp"
-#include "kube/names.hpp"
+#include "trainer/json_path.hpp"
+#include "trainer/names.hpp"
 #include "trainer/validation.hpp"
 
 #include <algorithm>
@@ -10,10 +10,10 @@
 
 namespace trainer::convert::detail {
 namespace json = boost::json;
-using trainer::detail::find_array;
-using trainer::detail::find_int;
-using trainer::detail::find_object;
-using trainer::detail::find_string;
+using trainer::find_array;
+using trainer::find_int;
+using trainer::find_object;
+using trainer::find_string;
 
 std::string lower(std::string_view text) {
   std::string out(text);
@@ -189,7 +189,7 @@ std::optional<V1Job> read_v1_job(const json::object& job, const KindInfo& info,
                .value_or(default_ns.empty() ? std::string("default") : default_ns);
   if (out.name.empty()) {
     diag.refuse(field_required("metadata.name", "name or generateName is required"));
-  } else if (auto msgs = trainer::detail::is_dns1035_label(out.name); !msgs.empty()) {
+  } else if (auto msgs = trainer::is_dns1035_label(out.name); !msgs.empty()) {
     diag.refuse(field_invalid("metadata.name", json::value(out.name), msgs.front()));
   }
   const auto* spec = find_object(job, "spec");
@@ -247,7 +247,7 @@ std::optional<V1Job> read_v1_job(const json::object& job, const KindInfo& info,
     check_containers(role.pod_template, role.path, info, diag);
     if (info.add_port) {
       if (auto* c = default_container(role.pod_template, info.container)) {
-        auto& ports = trainer::detail::ensure_array(*c, "ports");
+        auto& ports = trainer::ensure_array(*c, "ports");
         const bool has = std::any_of(ports.begin(), ports.end(), [&](const json::value& p) {
           return p.is_object() &&
                  find_string(p.get_object(), "name") == std::string(info.port_name);

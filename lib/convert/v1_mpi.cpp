@@ -5,14 +5,14 @@
 // `<job>-node-0-<i>.<job> slots=<slotsPerWorker>` lines from the MPI plugin). v1 ran mpirun
 // through `kubectl exec` into sleeping workers; v2 reaches them over SSH, so the workers run an
 // SSH server: a Worker without a command gets `/usr/sbin/sshd -De` (a warning says so).
-#include "api/json_path.hpp"
 #include "convert/v1_kinds.hpp"
+#include "trainer/json_path.hpp"
 
 namespace trainer::convert::detail {
 namespace json = boost::json;
-using trainer::detail::find_array;
-using trainer::detail::find_object;
-using trainer::detail::find_string;
+using trainer::find_array;
+using trainer::find_object;
+using trainer::find_string;
 
 namespace {
 

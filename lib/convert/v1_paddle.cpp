@@ -4,12 +4,12 @@
 // alone (collective mode), with v1's PADDLE_* variables. PADDLE_MASTER is the first Master's
 // (or Worker's) pod address for every pod, index 0 included, where v1 gave index 0 its own
 // pod IP: the address resolves to that IP.
-#include "api/json_path.hpp"
 #include "convert/v1_kinds.hpp"
+#include "trainer/json_path.hpp"
 
 namespace trainer::convert::detail {
 namespace json = boost::json;
-using trainer::detail::find_object;
+using trainer::find_object;
 
 namespace {
 

@@ -4,18 +4,18 @@
 // of them) become one `node` replicatedJob (node rank = completion index, as v1's Master 0,
 // Worker i -> i+1); different templates become `master` and `worker`, each Worker its own Job,
 // so that JobSet's global Job index is its v1 rank (env expansion cannot add 1).
-#include "api/json_path.hpp"
 #include "convert/v1_kinds.hpp"
+#include "trainer/json_path.hpp"
 #include "trainer/validation.hpp"
 
 #include <charconv>
 
 namespace trainer::convert::detail {
 namespace json = boost::json;
-using trainer::detail::find_array;
-using trainer::detail::find_int;
-using trainer::detail::find_object;
-using trainer::detail::find_string;
+using trainer::find_array;
+using trainer::find_int;
+using trainer::find_object;
+using trainer::find_string;
 
 namespace {
 

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "convert/v1_run_policy.hpp"
 
-#include "api/json_path.hpp"
+#include "trainer/json_path.hpp"
 
 namespace trainer::convert::detail {
 namespace json = boost::json;
-using trainer::detail::find_int;
-using trainer::detail::find_object;
-using trainer::detail::find_string;
+using trainer::find_int;
+using trainer::find_object;
+using trainer::find_string;
 
 namespace {
 

@@ -3,8 +3,8 @@
 // TFJob (reference 1.2, 2.3, 3.6): one replicatedJob per replica type (chief, ps, worker,
 // evaluator, ...), TF_CONFIG in the `tensorflow` container with one JobSet pod address per
 // replica and the task index from the completion index ($(V1_REPLICA_INDEX)).
-#include "api/json_path.hpp"
 #include "convert/v1_kinds.hpp"
+#include "trainer/json_path.hpp"
 
 #include <boost/json/serialize.hpp>
 
@@ -12,7 +12,7 @@
 
 namespace trainer::convert::detail {
 namespace json = boost::json;
-using trainer::detail::find_string;
+using trainer::find_string;
 
 namespace {
 

@@ -4,12 +4,12 @@
 // replicatedJob (RANK = completion index, as v1's Master 0, Worker i -> i+1); different
 // templates become `master` and `worker`, each Worker its own Job, so that JobSet's global Job
 // index is its v1 rank.
-#include "api/json_path.hpp"
 #include "convert/v1_kinds.hpp"
+#include "trainer/json_path.hpp"
 
 namespace trainer::convert::detail {
 namespace json = boost::json;
-using trainer::detail::find_int;
+using trainer::find_int;
 
 namespace {
 

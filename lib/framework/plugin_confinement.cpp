@@ -6,8 +6,8 @@
 // keep its identity.
 #include "framework/plugin_confinement.hpp"
 
-#include "api/json_path.hpp"
 #include "trainer/codec.hpp"
+#include "trainer/json_path.hpp"
 #include "trainer/plugin_support.hpp"
 
 #include <array>
@@ -167,7 +167,7 @@ bool known_namespaced_kind(std::string_view api_version, std::string_view kind) 
 }
 
 Result<void> confine_built_objects(std::string_view plugin, std::vector<json::value>& objects,
-                                   const TrainJob& job, const RenderContext& ctx) {
+                                   const TrainJob& job, const PluginContext& ctx) {
   auto bad = [&](FieldError fe) { return tl::unexpected(refused(plugin, "build", std::move(fe))); };
   const std::string ns = train_job_namespace(job);
   const json::object owner = train_job_owner_reference(job, effective_uid(job, ctx));
@@ -195,7 +195,7 @@ Result<void> confine_built_objects(std::string_view plugin, std::vector<json::va
         kind + " \"" + std::string(name->get_string()) + "\" (" + api_version + ")";
 
     std::string why;
-    auto scope = scope_of(ctx, api_version, kind, why);
+    auto scope = scope_of(ctx.inputs, api_version, kind, why);
     if (!scope) {
       Error e = std::move(scope.error());
       e.message =

@@ -39,15 +39,15 @@ class TrainJobIdentity {
 [[nodiscard]] Error train_job_change_refused(std::string_view plugin, const std::string& path);
 
 /// Checks and completes the objects `plugin`'s build returned: each must be an object with
-/// apiVersion, kind and metadata.name, of a namespaced kind (`ctx.namespaced`, else the fixed
-/// table of `known_namespaced_kind`), in the TrainJob's namespace (set where missing), and
+/// apiVersion, kind and metadata.name, of a namespaced kind (`ctx.inputs.namespaced`, else the
+/// fixed table of `known_namespaced_kind`), in the TrainJob's namespace (set where missing), and
 /// controlled by the TrainJob (the controller ownerReference is added where no controller is
 /// named; another controller is refused). Errors: kInvalid `plugin "<name>": build:
-/// objects[<i>]...: <what>` naming the object; an error of `ctx.namespaced` other than kNotFound
-/// is passed on with that prefix.
+/// objects[<i>]...: <what>` naming the object; an error of `ctx.inputs.namespaced` other than
+/// kNotFound is passed on with that prefix.
 [[nodiscard]] Result<void> confine_built_objects(std::string_view plugin,
                                                  std::vector<boost::json::value>& objects,
-                                                 const TrainJob& job, const RenderContext& ctx);
+                                                 const TrainJob& job, const PluginContext& ctx);
 
 /// Whether `kind` of `api_version`'s group is in the table of kinds known to be namespaced
 /// without asking a cluster (core, apps, batch, rbac, ..., JobSet, the PodGroups).

@@ -26,8 +26,8 @@ std::string rank0_host(const TrainJob& job) {
   return name + "-" + kNodeName + "-0-0." + name;
 }
 
-std::string effective_uid(const TrainJob& job, const RenderContext& ctx) {
-  if (!ctx.train_job_uid.empty()) return ctx.train_job_uid;
+std::string effective_uid(const TrainJob& job, const PluginContext& ctx) {
+  if (!ctx.inputs.train_job_uid.empty()) return ctx.inputs.train_job_uid;
   return job.metadata.uid.value_or("");
 }
 

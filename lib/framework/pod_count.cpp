@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "framework/pod_count.hpp"
 
-#include "api/json_path.hpp"
+#include "trainer/json_path.hpp"
 #include "trainer/plugin_support.hpp"
 #include "trainer/validation.hpp"
 

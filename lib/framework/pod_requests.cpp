@@ -3,7 +3,7 @@
 // Kubernetes PodRequests and the resources merge of `resourcesPerNode`.
 #include "trainer/plugin_support.hpp"
 
-#include "api/json_path.hpp"
+#include "trainer/json_path.hpp"
 
 #include "kube/quantity_json.hpp"
 
@@ -16,9 +16,9 @@ namespace trainer {
 namespace {
 
 namespace json = boost::json;
-using detail::find_array;
-using detail::find_object;
-using detail::find_string;
+using trainer::find_array;
+using trainer::find_object;
+using trainer::find_string;
 using ResourceList = std::map<std::string, Quantity>;
 
 // `resources.requests` of a container (or `overhead` / pod `resources.requests`).

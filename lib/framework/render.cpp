@@ -5,12 +5,11 @@
 #include "trainer/render.hpp"
 
 #include "admission/admission_internal.hpp"
-#include "api/json_path.hpp"
 #include "framework/pod_count.hpp"
 #include "framework/runtime_identity.hpp"
 #include "framework/snapshot.hpp"
-#include "plugin/render_scope.hpp"
 #include "trainer/codec.hpp"
+#include "trainer/json_path.hpp"
 #include "trainer/plugin_support.hpp"
 #include "validation/rules.hpp"
 
@@ -95,10 +94,7 @@ Result<RenderOutput> render_pipeline(const TrainJob& job_in, const RuntimeRefMat
   out.skipped_reason = skip_reason(job);
   if (!out.skipped_reason.empty()) return out;
 
-  if (framework == nullptr) framework = &default_framework(ctx.feature_gates);
-  // Plugins of the phases whose interface takes no context still see this render's (C plugins'
-  // requests carry its operator namespace and feature gates).
-  const detail::RenderScope scope(ctx);
+  if (framework == nullptr) framework = &default_framework({});
 
   // Step 0: the snapshot in preference to the live runtime.
   auto snapshot = detail::read_runtime_snapshot(job, ctx);
@@ -129,14 +125,15 @@ Result<RenderOutput> render_pipeline(const TrainJob& job_in, const RuntimeRefMat
     return tl::unexpected(Error::invalid({std::move(*too_many)}));
   }
   info->runtime = std::move(identity);
-  if (auto r = framework->run_enforce_ml_policy(*info, job); !r) return tl::unexpected(r.error());
-  if (auto r = framework->run_enforce_pod_group_policy(*info, job); !r) {
+  if (auto r = framework->run_enforce_ml_policy(*info, job, ctx); !r)
+    return tl::unexpected(r.error());
+  if (auto r = framework->run_enforce_pod_group_policy(*info, job, ctx); !r) {
     return tl::unexpected(r.error());
   }
   if (auto r = framework->run_enforce_pod_spec(*info, job, ctx); !r) {
     return tl::unexpected(r.error());
   }
-  if (auto r = framework->run_pre_build_sync(*info, job); !r) return tl::unexpected(r.error());
+  if (auto r = framework->run_pre_build_sync(*info, job, ctx); !r) return tl::unexpected(r.error());
   // Step 6: the builders.
   auto built = framework->run_component_builders(*info, job, ctx);
   if (!built) return tl::unexpected(built.error());

@@ -4,8 +4,8 @@
 // ExtractResourcePerNodeFromRuntime, GetNumGPUPerNode, torch getNumCPUPerNode).
 #include "trainer/plugin_support.hpp"
 
-#include "api/json_path.hpp"
 #include "kube/quantity_json.hpp"
+#include "trainer/json_path.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -15,8 +15,8 @@ namespace trainer {
 namespace {
 
 namespace json = boost::json;
-using detail::find_array;
-using detail::find_object;
+using trainer::find_array;
+using trainer::find_object;
 
 bool string_equals(const json::object& obj, std::string_view key, std::string_view want) {
   const auto* v = obj.if_contains(key);

@@ -2,9 +2,9 @@
 //
 // Upstream `newRuntimeInfo` (reference 3.6): how a runtime and a TrainJob are merged into the
 // `Info` every plugin works on.
-#include "api/json_path.hpp"
 #include "kube/strategic_merge.hpp"
 #include "trainer/codec.hpp"
+#include "trainer/json_path.hpp"
 #include "trainer/plugin_support.hpp"
 #include "trainer/render.hpp"
 
@@ -20,7 +20,7 @@ namespace json = boost::json;
 
 std::vector<std::string> string_list(const json::object& obj, std::string_view key) {
   std::vector<std::string> out;
-  if (const auto* a = detail::find_array(obj, key)) {
+  if (const auto* a = find_array(obj, key)) {
     for (const auto& v : *a) {
       if (v.is_string()) out.emplace_back(v.get_string());
     }
@@ -29,7 +29,7 @@ std::vector<std::string> string_list(const json::object& obj, std::string_view k
 }
 
 json::array array_or_empty(const json::object& obj, std::string_view key) {
-  const auto* a = detail::find_array(obj, key);
+  const auto* a = find_array(obj, key);
   return a != nullptr ? *a : json::array();
 }
 
@@ -38,8 +38,8 @@ Container to_pod_set_container(const json::value& v) {
   Container c;
   if (!v.is_object()) return c;
   const auto& obj = v.get_object();
-  c.name = detail::find_string(obj, "name").value_or("");
-  c.image = detail::find_string(obj, "image").value_or("");
+  c.name = find_string(obj, "name").value_or("");
+  c.image = find_string(obj, "image").value_or("");
   c.command = string_list(obj, "command");
   c.env = array_or_empty(obj, "env");
   c.ports = array_or_empty(obj, "ports");
@@ -49,7 +49,7 @@ Container to_pod_set_container(const json::value& v) {
 
 std::vector<Container> to_pod_set_containers(const json::object& pod_spec, std::string_view key) {
   std::vector<Container> out;
-  if (const auto* a = detail::find_array(pod_spec, key)) {
+  if (const auto* a = find_array(pod_spec, key)) {
     out.reserve(a->size());
     for (const auto& v : *a) out.push_back(to_pod_set_container(v));
   }
@@ -57,8 +57,7 @@ std::vector<Container> to_pod_set_containers(const json::object& pod_spec, std::
 }
 
 std::string replicated_job_name(const json::value& rjob) {
-  return rjob.is_object() ? detail::find_string(rjob.get_object(), "name").value_or("")
-                          : std::string();
+  return rjob.is_object() ? find_string(rjob.get_object(), "name").value_or("") : std::string();
 }
 
 // Runtime patches onto the JobSet spec, in list order, then the template order restored.
@@ -74,7 +73,7 @@ Result<json::object> apply_runtime_patches(const TrainJob& job, json::object spe
   if (!any) return spec;
 
   std::map<std::string, std::size_t> order;
-  if (const auto* jobs = detail::find_array(spec, "replicatedJobs")) {
+  if (const auto* jobs = find_array(spec, "replicatedJobs")) {
     for (std::size_t i = 0; i < jobs->size(); ++i) {
       order.emplace(replicated_job_name((*jobs)[i]), i);
     }
@@ -82,7 +81,7 @@ Result<json::object> apply_runtime_patches(const TrainJob& job, json::object spe
   // The patches in JSON form, as upstream marshals the typed patch.
   const json::value job_json = to_json(job);
   const auto* patches = job_json.get_object().if_contains("spec") != nullptr
-                            ? detail::find_array(job_json.at("spec").get_object(), "runtimePatches")
+                            ? find_array(job_json.at("spec").get_object(), "runtimePatches")
                             : nullptr;
   json::value current(std::move(spec));
   for (std::size_t i = 0; i < job.spec.runtime_patches.size(); ++i) {
@@ -92,8 +91,8 @@ Result<json::object> apply_runtime_patches(const TrainJob& job, json::object spe
         i >= patches->size() || !(*patches)[i].is_object()) {
       continue;
     }
-    const auto* patch_spec = detail::find_object((*patches)[i].get_object(),
-                                                 {"trainingRuntimeSpec", "template", "spec"});
+    const auto* patch_spec =
+        find_object((*patches)[i].get_object(), {"trainingRuntimeSpec", "template", "spec"});
     if (patch_spec == nullptr) continue;
     auto merged =
         detail::strategic_merge(current, json::value(*patch_spec), detail::SchemaType::kJobSetSpec);
@@ -104,7 +103,7 @@ Result<json::object> apply_runtime_patches(const TrainJob& job, json::object spe
     current = std::move(*merged);
   }
   json::object out = current.is_object() ? std::move(current.get_object()) : json::object();
-  if (auto* jobs = detail::find_array(out, "replicatedJobs")) {
+  if (auto* jobs = find_array(out, "replicatedJobs")) {
     auto index_of = [&](const json::value& rjob) {
       auto it = order.find(replicated_job_name(rjob));
       return it == order.end() ? std::size_t{0} : it->second;
@@ -150,7 +149,7 @@ Result<Info> new_runtime_info(const TrainJob& job, const TrainingRuntimeSpec& sp
                                                ? &*job.spec.trainer->resources_per_node
                                                : nullptr;
 
-  auto* jobs = detail::find_array(info.template_spec.jobset_spec, "replicatedJobs");
+  auto* jobs = find_array(info.template_spec.jobset_spec, "replicatedJobs");
   if (jobs == nullptr) return info;
   info.template_spec.pod_sets.reserve(jobs->size());
   for (auto& rjob_value : *jobs) {
@@ -159,31 +158,31 @@ Result<Info> new_runtime_info(const TrainJob& job, const TrainingRuntimeSpec& sp
     }
     auto& rjob = rjob_value.get_object();
     PodSet ps;
-    ps.name = detail::find_string(rjob, "name").value_or("");
+    ps.name = find_string(rjob, "name").value_or("");
     // 3.6.3: count and ancestor.
     std::int64_t count = 1;
-    if (const auto* job_spec = detail::find_object(rjob, {"template", "spec"})) {
-      count = detail::find_int(*job_spec, "parallelism").value_or(1);
+    if (const auto* job_spec = find_object(rjob, {"template", "spec"})) {
+      count = find_int(*job_spec, "parallelism").value_or(1);
     }
-    if (const auto* labels = detail::find_object(rjob, {"template", "metadata", "labels"})) {
-      if (auto a = detail::find_string(*labels, kAncestorLabel)) ps.ancestor = std::move(a);
+    if (const auto* labels = find_object(rjob, {"template", "metadata", "labels"})) {
+      if (auto a = find_string(*labels, kAncestorLabel)) ps.ancestor = std::move(a);
     }
     const bool trainer_ancestor = ps.ancestor && *ps.ancestor == kAncestorTrainer;
     if (trainer_ancestor && ml_policy) count = ml_policy->num_nodes.value_or(1);
     count = std::clamp<std::int64_t>(count, 1, INT32_MAX);
     ps.count = static_cast<std::int32_t>(count);
 
-    json::object* pod_spec = detail::find_object(rjob, {"template", "spec", "template", "spec"});
+    json::object* pod_spec = find_object(rjob, {"template", "spec", "template", "spec"});
     // 3.6.4: resourcesPerNode onto the first `node` container.
     if (resources_per_node != nullptr && pod_spec != nullptr &&
         ((trainer_ancestor && ml_policy) || (launcher_as_node && ps.name == kNodeName))) {
-      if (auto* containers = detail::find_array(*pod_spec, "containers")) {
+      if (auto* containers = find_array(*pod_spec, "containers")) {
         for (auto& c : *containers) {
           if (!c.is_object() ||
-              detail::find_string(c.get_object(), "name") != std::optional<std::string>("node")) {
+              find_string(c.get_object(), "name") != std::optional<std::string>("node")) {
             continue;
           }
-          const auto* base = detail::find_object(c.get_object(), {"resources"});
+          const auto* base = find_object(c.get_object(), {"resources"});
           c.get_object()["resources"] = merge_resource_requirements(
               base != nullptr ? *base : json::object(), *resources_per_node);
           break;

@@ -3,8 +3,8 @@
 
 #include "framework/runtime_identity.hpp"
 
-#include "api/json_path.hpp"
 #include "trainer/codec.hpp"
+#include "trainer/json_path.hpp"
 #include "trainer/plugin_support.hpp"
 
 #include <utility>

@@ -2,7 +2,7 @@
 //
 // The regular expressions of k8s.io/apimachinery's name rules, matched by hand: they are all
 // anchored character-class patterns, and std::regex would cost far more than these scans.
-#include "kube/names.hpp"
+#include "trainer/names.hpp"
 
 #include <boost/json/string_view.hpp>
 #include <boost/json/value.hpp>
@@ -12,7 +12,7 @@
 #include <string>
 #include <utility>
 
-namespace trainer::detail {
+namespace trainer {
 
 namespace {
 
@@ -127,8 +127,8 @@ std::string max_len_bytes(std::size_t n) {
   return "must be no more than " + std::to_string(n) + " bytes";
 }
 
-Messages dns1123_subdomain(std::string_view value, std::string (*max_len)(std::size_t)) {
-  Messages errs;
+NameMessages dns1123_subdomain(std::string_view value, std::string (*max_len)(std::size_t)) {
+  NameMessages errs;
   if (value.size() > kDns1123SubdomainMaxLength) {
     errs.push_back(max_len(kDns1123SubdomainMaxLength));
   }
@@ -139,7 +139,7 @@ Messages dns1123_subdomain(std::string_view value, std::string (*max_len)(std::s
 }
 
 // hasChDirPrefix: `.`, `..` and names starting with `..` would step out of a folder.
-void has_chdir_prefix(std::string_view value, Messages& errs) {
+void has_chdir_prefix(std::string_view value, NameMessages& errs) {
   if (value == ".") {
     errs.emplace_back("must not be '.'");
   } else if (value == "..") {
@@ -155,8 +155,8 @@ boost::json::value json_string(std::string_view s) {
 
 }  // namespace
 
-Messages is_dns1123_label(std::string_view value) {
-  Messages errs;
+NameMessages is_dns1123_label(std::string_view value) {
+  NameMessages errs;
   if (value.size() > kDns1123LabelMaxLength) {
     errs.push_back(max_len_characters(kDns1123LabelMaxLength));
   }
@@ -171,12 +171,12 @@ Messages is_dns1123_label(std::string_view value) {
   return errs;
 }
 
-Messages is_dns1123_subdomain(std::string_view value) {
+NameMessages is_dns1123_subdomain(std::string_view value) {
   return dns1123_subdomain(value, max_len_characters);
 }
 
-Messages is_dns1035_label(std::string_view value) {
-  Messages errs;
+NameMessages is_dns1035_label(std::string_view value) {
+  NameMessages errs;
   if (value.size() > kDns1035LabelMaxLength) {
     errs.push_back(max_len_characters(kDns1035LabelMaxLength));
   }
@@ -189,8 +189,8 @@ Messages is_dns1035_label(std::string_view value) {
   return errs;
 }
 
-Messages is_qualified_name(std::string_view value) {
-  Messages errs;
+NameMessages is_qualified_name(std::string_view value) {
+  NameMessages errs;
   std::string_view name = value;
   const auto slash = value.find('/');
   if (slash != std::string_view::npos) {
@@ -222,8 +222,8 @@ Messages is_qualified_name(std::string_view value) {
   return errs;
 }
 
-Messages is_valid_label_value(std::string_view value) {
-  Messages errs;
+NameMessages is_valid_label_value(std::string_view value) {
+  NameMessages errs;
   if (value.size() > kLabelValueMaxLength) errs.push_back(max_len_bytes(kLabelValueMaxLength));
   if (!value.empty() && !matches_label_key_name(value)) {
     errs.push_back(
@@ -232,7 +232,7 @@ Messages is_valid_label_value(std::string_view value) {
   return errs;
 }
 
-Messages is_c_identifier(std::string_view value) {
+NameMessages is_c_identifier(std::string_view value) {
   const bool ok =
       !value.empty() && (is_alpha(value.front()) || value.front() == '_') &&
       value.find_first_not_of("_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") ==
@@ -241,8 +241,8 @@ Messages is_c_identifier(std::string_view value) {
   return {regex_error(kCIdentifierErrMsg, kCIdentifierFmt, {"my_name", "MY_NAME", "MyName"})};
 }
 
-Messages is_env_var_name(std::string_view value) {
-  Messages errs;
+NameMessages is_env_var_name(std::string_view value) {
+  NameMessages errs;
   const bool ok = !value.empty() && !is_digit(value.front()) &&
                   value.find_first_not_of(
                       "-._abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") ==
@@ -255,8 +255,8 @@ Messages is_env_var_name(std::string_view value) {
   return errs;
 }
 
-Messages is_config_map_key(std::string_view value) {
-  Messages errs;
+NameMessages is_config_map_key(std::string_view value) {
+  NameMessages errs;
   if (value.size() > kDns1123SubdomainMaxLength) {
     errs.push_back(max_len_characters(kDns1123SubdomainMaxLength));
   }
@@ -297,4 +297,4 @@ std::vector<FieldError> is_domain_prefixed_path(const std::string& path, std::st
   return errs;
 }
 
-}  // namespace trainer::detail
+}  // namespace trainer

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "local/plan.hpp"
-#include "api/json_path.hpp"
+#include "trainer/json_path.hpp"
 
-#include "kube/names.hpp"
 #include "local/path_rules.hpp"
 #include "trainer/base64.hpp"
+#include "trainer/names.hpp"
 
 #include <boost/json.hpp>
 
@@ -13,11 +13,11 @@
 
 namespace trainer::local::detail {
 namespace json = boost::json;
-using trainer::detail::bool_at;
-using trainer::detail::find_array;
-using trainer::detail::find_int;
-using trainer::detail::find_object;
-using trainer::detail::string_at;
+using trainer::bool_at;
+using trainer::find_array;
+using trainer::find_int;
+using trainer::find_object;
+using trainer::string_at;
 namespace {
 
 std::map<std::string, std::string> string_map(const json::object* o) {
@@ -42,7 +42,7 @@ struct Reader {
   }
   // Every message of a kube/names.hpp rule as an Invalid value at `path`.
   void name_rule(const std::string& path, const std::string& value,
-                 const trainer::detail::Messages& messages) {
+                 const trainer::NameMessages& messages) {
     for (const auto& msg : messages) invalid(path, json::value(value), msg);
   }
   void add(std::vector<FieldError> errs) {
@@ -53,7 +53,7 @@ struct Reader {
     if (data == nullptr) return;
     for (const auto& kv : *data) {
       const std::string key(kv.key());
-      name_rule(path + "[" + key + "]", key, trainer::detail::is_config_map_key(key));
+      name_rule(path + "[" + key + "]", key, trainer::is_config_map_key(key));
     }
   }
 
@@ -128,7 +128,7 @@ struct Reader {
       if (vol.name.empty()) {
         required(name_path, "");
       } else {
-        name_rule(name_path, vol.name, trainer::detail::is_dns1123_label(vol.name));
+        name_rule(name_path, vol.name, trainer::is_dns1123_label(vol.name));
       }
       if (!names.insert(vol.name).second) {
         errors.push_back(field_duplicate(name_path, json::value(vol.name)));
@@ -144,7 +144,7 @@ struct Reader {
         if (vol.claim.empty()) {
           required(claim_path, "");
         } else {
-          name_rule(claim_path, vol.claim, trainer::detail::is_dns1123_subdomain(vol.claim));
+          name_rule(claim_path, vol.claim, trainer::is_dns1123_subdomain(vol.claim));
         }
       } else if (const auto* hp = find_object(*v, "hostPath")) {
         vol.kind = Volume::Kind::kHostPath;
@@ -347,15 +347,14 @@ struct Reader {
     if (plan.jobset.empty()) {
       required("JobSet.metadata.name", "");
     } else {
-      name_rule("JobSet.metadata.name", plan.jobset,
-                trainer::detail::is_dns1123_subdomain(plan.jobset));
+      name_rule("JobSet.metadata.name", plan.jobset, trainer::is_dns1123_subdomain(plan.jobset));
     }
     if (plan.namespace_.empty()) {
       plan.namespace_ = "default";
     } else {
       // ValidateNamespaceName; the namespace is part of every pod's /etc/hosts line.
       name_rule("JobSet.metadata.namespace", plan.namespace_,
-                trainer::detail::is_dns1123_label(plan.namespace_));
+                trainer::is_dns1123_label(plan.namespace_));
     }
     const auto* spec = find_object(js, "spec");
     if (spec == nullptr) {
@@ -369,7 +368,7 @@ struct Reader {
       if (!sub.empty()) {
         // It becomes every pod's spec.subdomain, which the API server holds to a DNS-1123 label,
         // and part of the hosts file.
-        name_rule("JobSet.spec.network.subdomain", sub, trainer::detail::is_dns1123_label(sub));
+        name_rule("JobSet.spec.network.subdomain", sub, trainer::is_dns1123_label(sub));
         plan.subdomain = sub;
       }
     }
@@ -418,7 +417,7 @@ struct Reader {
           const std::string name = string_at(*tm, "name");
           name_rule("JobSet.spec.volumeClaimPolicies[" + std::to_string(p) + "].templates[" +
                         std::to_string(t) + "].metadata.name",
-                    name, trainer::detail::is_dns1123_subdomain(name));
+                    name, trainer::is_dns1123_subdomain(name));
           claim_templates[name] = name;
         }
       }
@@ -447,7 +446,7 @@ struct Reader {
     if (rplan.name.empty()) {
       required(path + ".name", "");
     } else {
-      name_rule(path + ".name", rplan.name, trainer::detail::is_dns1123_label(rplan.name));
+      name_rule(path + ".name", rplan.name, trainer::is_dns1123_label(rplan.name));
     }
     rplan.replicas = find_int(*rj, "replicas").value_or(1);
     if (rplan.replicas < 0)

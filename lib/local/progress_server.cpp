@@ -170,11 +170,11 @@ std::string ProgressServer::service_host() const {
   return service_host_of(impl_->options.config);
 }
 
-void ProgressServer::configure(RenderContext& ctx) const {
-  ctx.config = impl_->options.config;
-  ctx.config.status_server_port = port();
-  const std::string ns = ctx.config.operator_namespace;
-  const std::string secret_name = ctx.config.webhook_secret_name;
+Framework ProgressServer::configure(RenderContext& ctx, const Framework& framework) const {
+  OperatorConfig config = impl_->options.config;
+  config.status_server_port = port();
+  const std::string ns = config.operator_namespace;
+  const std::string secret_name = config.webhook_secret_name;
   // The Secret the TrainJobStatus plugin reads the CA from, as the certificate manager keeps it
   // on a cluster (only `ca.crt`: the keys stay in this process).
   json::value secret =
@@ -189,6 +189,7 @@ void ProgressServer::configure(RenderContext& ctx) const {
     if (previous) return previous(api_version, kind, in, name);
     return std::nullopt;
   };
+  return framework.with_config(std::move(config));
 }
 
 }  // namespace trainer::local

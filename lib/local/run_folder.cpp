@@ -3,7 +3,7 @@
 
 #include "local/liveness.hpp"
 
-#include "api/json_path.hpp"
+#include "trainer/json_path.hpp"
 
 #include "trainer/local.hpp"
 
@@ -293,10 +293,10 @@ std::string summary_line(const json::value& status) {
 }
 
 std::string progress_line(const json::value& status) {
-  using trainer::detail::find_array;
-  using trainer::detail::find_int;
-  using trainer::detail::find_object;
-  using trainer::detail::find_string;
+  using trainer::find_array;
+  using trainer::find_int;
+  using trainer::find_object;
+  using trainer::find_string;
   const auto* o = status.if_object();
   const auto* trainer_status = o != nullptr ? find_object(*o, "trainerStatus") : nullptr;
   if (trainer_status == nullptr) return {};

@@ -6,7 +6,6 @@
 #include "plugin/adapter.hpp"
 #include "kube/strategic_merge.hpp"
 #include "plugin/plugin_internal.hpp"
-#include "plugin/render_scope.hpp"
 #include "trainer/codec.hpp"
 #include "trainer/plugin.hpp"
 
@@ -50,26 +49,152 @@ ErrorCode code_of(trainer_status status) {
   return ErrorCode::kUser;
 }
 
-// What every adapter shares: the descriptor, the call of one callback, and the exception guard.
-// A virtual base of the phase mixins below, constructed by the most-derived class only.
-class CPluginCore : public virtual Plugin {
+// One class for every descriptor: it derives from every extension point's interface and lists in
+// `phases()` only those whose callback the descriptor has, so the Framework calls no other.
+class CPlugin final : public CustomValidationPlugin,
+                      public EnforceMLPolicyPlugin,
+                      public EnforcePodGroupPolicyPlugin,
+                      public EnforcePodSpecPlugin,
+                      public PreComponentBuilderPlugin,
+                      public ComponentBuilderPlugin,
+                      public TrainJobStatusPlugin {
  public:
-  explicit CPluginCore(const trainer_plugin_descriptor& desc) : desc_(desc), name_(desc.name) {
+  explicit CPlugin(const trainer_plugin_descriptor& desc) : desc_(desc), name_(desc.name) {
     desc_.name = name_.c_str();
+    const std::pair<trainer_plugin_fn, Phase> callbacks[] = {
+        {desc.validate, Phase::kCustomValidation},
+        {desc.enforce_ml_policy, Phase::kEnforceMLPolicy},
+        {desc.enforce_pod_group_policy, Phase::kEnforcePodGroupPolicy},
+        {desc.enforce_pod_spec, Phase::kEnforcePodSpec},
+        {desc.pre_build_sync, Phase::kPreComponentBuilder},
+        {desc.build, Phase::kComponentBuilder},
+        {desc.status, Phase::kTrainJobStatus},
+    };
+    for (const auto& [fn, phase] : callbacks) {
+      if (fn != nullptr) phases_.add(phase);
+    }
   }
-  ~CPluginCore() override {
-    if (desc_.free_user_data != nullptr) desc_.free_user_data(desc_.user_data);
+  ~CPlugin() override {
+    if (desc_.user_data_free != nullptr) desc_.user_data_free(desc_.user_data);
   }
-  CPluginCore(const CPluginCore&) = delete;
-  CPluginCore& operator=(const CPluginCore&) = delete;
+  CPlugin(const CPlugin&) = delete;
+  CPlugin& operator=(const CPlugin&) = delete;
 
   [[nodiscard]] std::string_view name() const override { return name_; }
+  [[nodiscard]] Phases phases() const override { return phases_; }
 
- protected:
-  // Only so that the mixins have a default constructor; never runs (the mixins are never the
-  // most-derived class, and the most-derived class initialises this base with the descriptor).
-  CPluginCore() = default;
+  ValidationResult validate(const Info& info, const TrainJob* old_job, const TrainJob& new_job,
+                            const PluginContext& ctx) override {
+    const PluginPhase phase = PluginPhase::kValidate;
+    ValidationResult out;
+    auto r = guarded(phase, [&]() -> Result<void> {
+      RequestInputs in = inputs(phase, new_job, ctx);
+      in.old_job = old_job;
+      in.info = &info;
+      auto reply = call(in);
+      if (!reply) return tl::unexpected(reply.error());
+      if (*reply) out = std::move((*reply)->validation);
+      return {};
+    });
+    // A failed callback has no field to blame: it is reported as an internal field error on
+    // `spec` (`spec: Internal error: plugin "X": validate: ...`), so that admission still
+    // reports every other plugin's findings.
+    if (!r) out.errors.push_back(field_internal("spec", r.error().message));
+    return out;
+  }
 
+  Result<void> enforce_ml_policy(Info& info, TrainJob& job, const PluginContext& ctx) override {
+    const PluginPhase phase = PluginPhase::kEnforceMLPolicy;
+    return guarded(phase, [&]() -> Result<void> {
+      RequestInputs in = inputs(phase, job, ctx);
+      in.info = &info;
+      auto reply = call(in);
+      if (!reply) return tl::unexpected(reply.error());
+      if (!*reply) return {};
+      // Both patches are applied to copies, so that a bad one changes neither.
+      Info next = info;
+      if ((*reply)->info) {
+        if (auto r = apply_info_patch(next, *(*reply)->info); !r) {
+          return tl::unexpected(reply_error(name_, phase, r.error()));
+        }
+      }
+      TrainJob next_job = job;
+      if ((*reply)->train_job) {
+        auto patched = strategic_merge(to_json(job), *(*reply)->train_job, SchemaType::kUntyped);
+        if (!patched) return tl::unexpected(reply_error(name_, phase, patched.error()));
+        auto decoded = decode_train_job(*patched);
+        if (!decoded) {
+          Error e = decoded.error();
+          e.message = "trainJob: " + e.message;
+          return tl::unexpected(reply_error(name_, phase, std::move(e)));
+        }
+        next_job = std::move(decoded->object);
+      }
+      info = std::move(next);
+      job = std::move(next_job);
+      return {};
+    });
+  }
+
+  Result<void> enforce_pod_group_policy(Info& info, const TrainJob& job,
+                                        const PluginContext& ctx) override {
+    return patch_info(PluginPhase::kEnforcePodGroupPolicy, info, job, ctx);
+  }
+
+  Result<void> enforce_pod_spec(Info& info, const TrainJob& job,
+                                const PluginContext& ctx) override {
+    return patch_info(PluginPhase::kEnforcePodSpec, info, job, ctx);
+  }
+
+  Result<void> pre_build_sync(Info& info, const TrainJob& job, const PluginContext& ctx) override {
+    return patch_info(PluginPhase::kPreBuildSync, info, job, ctx);
+  }
+
+  Result<std::vector<json::value>> build(const Info& info, const TrainJob& job,
+                                         const PluginContext& ctx) override {
+    const PluginPhase phase = PluginPhase::kBuild;
+    std::vector<json::value> objects;
+    auto r = guarded(phase, [&]() -> Result<void> {
+      RequestInputs in = inputs(phase, job, ctx);
+      in.info = &info;
+      auto reply = call(in);
+      if (!reply) return tl::unexpected(reply.error());
+      if (*reply) objects = std::move((*reply)->objects);
+      return {};
+    });
+    if (!r) return tl::unexpected(r.error());
+    return objects;
+  }
+
+  Result<void> status(const TrainJob& job, json::object& status,
+                      const PluginContext& ctx) override {
+    const PluginPhase phase = PluginPhase::kStatus;
+    return guarded(phase, [&]() -> Result<void> {
+      RequestInputs in = inputs(phase, job, ctx);
+      in.status = &status;
+      auto reply = call(in);
+      if (!reply) return tl::unexpected(reply.error());
+      if (!*reply || !(*reply)->status) return {};
+      auto patched = strategic_merge(json::value(status), *(*reply)->status, SchemaType::kUntyped);
+      if (!patched) return tl::unexpected(reply_error(name_, phase, patched.error()));
+      if (!patched->is_object()) {
+        return tl::unexpected(plugin_reply_error(name_, phase, "status: expected object"));
+      }
+      // The refined status must still be a TrainJob status, or the API server would refuse the
+      // whole status write: decoded through the codec with a carrier TrainJob.
+      json::object carrier{{"apiVersion", "trainer.kubeflow.org/v1alpha1"},
+                           {"kind", "TrainJob"},
+                           {"metadata", json::object{{"name", job.metadata.name.value_or("")}}},
+                           {"status", *patched}};
+      if (auto decoded = decode_train_job(json::value(std::move(carrier))); !decoded) {
+        return tl::unexpected(reply_error(name_, phase, decoded.error()));
+      }
+      status = std::move(patched->get_object());
+      return {};
+    });
+  }
+
+ private:
   [[nodiscard]] trainer_plugin_fn callback(PluginPhase phase) const noexcept {
     switch (phase) {
       case PluginPhase::kValidate: return desc_.validate;
@@ -83,18 +208,11 @@ class CPluginCore : public virtual Plugin {
     return nullptr;
   }
 
-  // `ctx` of the phase; the phases whose interface has none pass null and get the
-  // context of the render running on this thread.
-  static RequestInputs inputs(PluginPhase phase, const TrainJob& job,
-                              const RenderContext* phase_ctx) {
-    static const RenderContext empty;
-    const RenderContext* scoped = RenderScope::current();
-    const RenderContext& ctx =
-        phase_ctx != nullptr ? *phase_ctx : (scoped != nullptr ? *scoped : empty);
+  static RequestInputs inputs(PluginPhase phase, const TrainJob& job, const PluginContext& ctx) {
     RequestInputs in;
     in.phase = phase;
     in.job = &job;
-    in.train_job_uid = ctx.train_job_uid;
+    in.train_job_uid = ctx.inputs.train_job_uid;
     in.config = ctx.config;
     in.gates = ctx.feature_gates;
     return in;
@@ -137,7 +255,7 @@ class CPluginCore : public virtual Plugin {
 
   // The enforce and pre-build phases whose reply may only patch `info`.
   Result<void> patch_info(PluginPhase phase, Info& info, const TrainJob& job,
-                          const RenderContext* ctx) {
+                          const PluginContext& ctx) {
     return guarded(phase, [&]() -> Result<void> {
       RequestInputs in = inputs(phase, job, ctx);
       in.info = &info;
@@ -153,184 +271,13 @@ class CPluginCore : public virtual Plugin {
 
   trainer_plugin_descriptor desc_{};
   std::string name_;
+  Phases phases_;
 };
-
-// One mixin per extension point. An adapter derives from the mixins of the callbacks its
-// descriptor has and from no other interface, so that the Framework's dynamic_cast partition (and
-// anything else that asks which interfaces a plugin implements) sees exactly those phases.
-
-class ValidateMixin : public CustomValidationPlugin, public virtual CPluginCore {
- public:
-  static bool wanted(const trainer_plugin_descriptor& d) { return d.validate != nullptr; }
-
-  ValidationResult validate(const Info& info, const TrainJob* old_job, const TrainJob& new_job,
-                            const RenderContext& ctx) override {
-    const PluginPhase phase = PluginPhase::kValidate;
-    ValidationResult out;
-    auto r = guarded(phase, [&]() -> Result<void> {
-      RequestInputs in = inputs(phase, new_job, &ctx);
-      in.old_job = old_job;
-      in.info = &info;
-      auto reply = call(in);
-      if (!reply) return tl::unexpected(reply.error());
-      if (*reply) out = std::move((*reply)->validation);
-      return {};
-    });
-    // A failed callback has no field to blame: it is reported as an internal field error on
-    // `spec` (`spec: Internal error: plugin "X": validate: ...`), so that admission still
-    // reports every other plugin's findings.
-    if (!r) out.errors.push_back(field_internal("spec", r.error().message));
-    return out;
-  }
-};
-
-class MLPolicyMixin : public EnforceMLPolicyPlugin, public virtual CPluginCore {
- public:
-  static bool wanted(const trainer_plugin_descriptor& d) { return d.enforce_ml_policy != nullptr; }
-
-  Result<void> enforce_ml_policy(Info& info, TrainJob& job) override {
-    const PluginPhase phase = PluginPhase::kEnforceMLPolicy;
-    return guarded(phase, [&]() -> Result<void> {
-      RequestInputs in = inputs(phase, job, nullptr);
-      in.info = &info;
-      auto reply = call(in);
-      if (!reply) return tl::unexpected(reply.error());
-      if (!*reply) return {};
-      // Both patches are applied to copies, so that a bad one changes neither.
-      Info next = info;
-      if ((*reply)->info) {
-        if (auto r = apply_info_patch(next, *(*reply)->info); !r) {
-          return tl::unexpected(reply_error(name_, phase, r.error()));
-        }
-      }
-      TrainJob next_job = job;
-      if ((*reply)->train_job) {
-        auto patched = strategic_merge(to_json(job), *(*reply)->train_job, SchemaType::kUntyped);
-        if (!patched) return tl::unexpected(reply_error(name_, phase, patched.error()));
-        auto decoded = decode_train_job(*patched);
-        if (!decoded) {
-          Error e = decoded.error();
-          e.message = "trainJob: " + e.message;
-          return tl::unexpected(reply_error(name_, phase, std::move(e)));
-        }
-        next_job = std::move(decoded->object);
-      }
-      info = std::move(next);
-      job = std::move(next_job);
-      return {};
-    });
-  }
-};
-
-class PodGroupPolicyMixin : public EnforcePodGroupPolicyPlugin, public virtual CPluginCore {
- public:
-  static bool wanted(const trainer_plugin_descriptor& d) {
-    return d.enforce_pod_group_policy != nullptr;
-  }
-  Result<void> enforce_pod_group_policy(Info& info, const TrainJob& job) override {
-    return patch_info(PluginPhase::kEnforcePodGroupPolicy, info, job, nullptr);
-  }
-};
-
-class PodSpecMixin : public EnforcePodSpecPlugin, public virtual CPluginCore {
- public:
-  static bool wanted(const trainer_plugin_descriptor& d) { return d.enforce_pod_spec != nullptr; }
-  Result<void> enforce_pod_spec(Info& info, const TrainJob& job,
-                                const RenderContext& ctx) override {
-    return patch_info(PluginPhase::kEnforcePodSpec, info, job, &ctx);
-  }
-};
-
-class PreBuildMixin : public PreComponentBuilderPlugin, public virtual CPluginCore {
- public:
-  static bool wanted(const trainer_plugin_descriptor& d) { return d.pre_build_sync != nullptr; }
-  Result<void> pre_build_sync(Info& info, const TrainJob& job) override {
-    return patch_info(PluginPhase::kPreBuildSync, info, job, nullptr);
-  }
-};
-
-class BuildMixin : public ComponentBuilderPlugin, public virtual CPluginCore {
- public:
-  static bool wanted(const trainer_plugin_descriptor& d) { return d.build != nullptr; }
-
-  Result<std::vector<json::value>> build(const Info& info, const TrainJob& job,
-                                         const RenderContext& ctx) override {
-    const PluginPhase phase = PluginPhase::kBuild;
-    std::vector<json::value> objects;
-    auto r = guarded(phase, [&]() -> Result<void> {
-      RequestInputs in = inputs(phase, job, &ctx);
-      in.info = &info;
-      auto reply = call(in);
-      if (!reply) return tl::unexpected(reply.error());
-      if (*reply) objects = std::move((*reply)->objects);
-      return {};
-    });
-    if (!r) return tl::unexpected(r.error());
-    return objects;
-  }
-};
-
-class StatusMixin : public TrainJobStatusPlugin, public virtual CPluginCore {
- public:
-  static bool wanted(const trainer_plugin_descriptor& d) { return d.status != nullptr; }
-
-  Result<void> status(const TrainJob& job, json::object& status) override {
-    const PluginPhase phase = PluginPhase::kStatus;
-    return guarded(phase, [&]() -> Result<void> {
-      RequestInputs in = inputs(phase, job, nullptr);
-      in.status = &status;
-      auto reply = call(in);
-      if (!reply) return tl::unexpected(reply.error());
-      if (!*reply || !(*reply)->status) return {};
-      auto patched = strategic_merge(json::value(status), *(*reply)->status, SchemaType::kUntyped);
-      if (!patched) return tl::unexpected(reply_error(name_, phase, patched.error()));
-      if (!patched->is_object()) {
-        return tl::unexpected(plugin_reply_error(name_, phase, "status: expected object"));
-      }
-      // The refined status must still be a TrainJob status, or the API server would refuse the
-      // whole status write: decoded through the codec with a carrier TrainJob.
-      json::object carrier{{"apiVersion", "trainer.kubeflow.org/v1alpha1"},
-                           {"kind", "TrainJob"},
-                           {"metadata", json::object{{"name", job.metadata.name.value_or("")}}},
-                           {"status", *patched}};
-      if (auto decoded = decode_train_job(json::value(std::move(carrier))); !decoded) {
-        return tl::unexpected(reply_error(name_, phase, decoded.error()));
-      }
-      status = std::move(patched->get_object());
-      return {};
-    });
-  }
-};
-
-template <class... Mixins>
-class CPlugin final : public virtual CPluginCore, public Mixins... {
- public:
-  explicit CPlugin(const trainer_plugin_descriptor& desc) : CPluginCore(desc) {}
-};
-
-template <class... Ms>
-struct List {};
-
-template <class... Chosen>
-std::unique_ptr<Plugin> make(const trainer_plugin_descriptor& desc, List<Chosen...> /*chosen*/,
-                             List<> /*rest*/) {
-  return std::make_unique<CPlugin<Chosen...>>(desc);
-}
-
-// Takes the next mixin when the descriptor has its callback, then the rest.
-template <class... Chosen, class Next, class... Rest>
-std::unique_ptr<Plugin> make(const trainer_plugin_descriptor& desc, List<Chosen...> /*chosen*/,
-                             List<Next, Rest...> /*rest*/) {
-  if (Next::wanted(desc)) return make(desc, List<Chosen..., Next>{}, List<Rest...>{});
-  return make(desc, List<Chosen...>{}, List<Rest...>{});
-}
 
 }  // namespace
 
-std::unique_ptr<Plugin> make_c_plugin(const trainer_plugin_descriptor& desc) {
-  return make(desc, List<>{},
-              List<ValidateMixin, MLPolicyMixin, PodGroupPolicyMixin, PodSpecMixin, PreBuildMixin,
-                   BuildMixin, StatusMixin>{});
+std::shared_ptr<Plugin> make_c_plugin(const trainer_plugin_descriptor& desc) {
+  return std::make_shared<CPlugin>(desc);
 }
 
 }  // namespace trainer::detail

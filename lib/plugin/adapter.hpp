@@ -10,9 +10,8 @@
 
 namespace trainer::detail {
 
-/// A Plugin that calls `desc`'s callbacks and implements exactly the interfaces of the callbacks
-/// it has (so a dynamic_cast tells which phases it takes part in). The
+/// A Plugin that calls `desc`'s callbacks; its `phases()` are those of the callbacks it has. The
 /// descriptor must already be checked (name, ABI); the plugin owns `desc.user_data`.
-[[nodiscard]] std::unique_ptr<Plugin> make_c_plugin(const trainer_plugin_descriptor& desc);
+[[nodiscard]] std::shared_ptr<Plugin> make_c_plugin(const trainer_plugin_descriptor& desc);
 
 }  // namespace trainer::detail

@@ -26,7 +26,7 @@ std::string abi_text(std::uint32_t version) {
 
 }  // namespace
 
-Result<std::unique_ptr<Plugin>> checked_plugin(const trainer_plugin_descriptor& desc,
+Result<std::shared_ptr<Plugin>> checked_plugin(const trainer_plugin_descriptor& desc,
                                                const std::string& who) {
   const std::uint32_t major = desc.abi_version >> 16U;
   const std::uint32_t minor = desc.abi_version & 0xffffU;
@@ -49,7 +49,7 @@ Result<std::unique_ptr<Plugin>> checked_plugin(const trainer_plugin_descriptor& 
 
 }  // namespace detail
 
-Result<std::unique_ptr<Plugin>> plugin_from_descriptor(const trainer_plugin_descriptor& desc) {
+Result<std::shared_ptr<Plugin>> plugin_from_descriptor(const trainer_plugin_descriptor& desc) {
   std::string who = "\"";
   if (desc.name != nullptr) who += desc.name;
   who += "\"";

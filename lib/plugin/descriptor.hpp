@@ -11,7 +11,7 @@
 namespace trainer::detail {
 
 /// plugin_from_descriptor() with `who` (the quoted name, or a library's path) in the ABI message.
-[[nodiscard]] Result<std::unique_ptr<Plugin>> checked_plugin(const trainer_plugin_descriptor& desc,
+[[nodiscard]] Result<std::shared_ptr<Plugin>> checked_plugin(const trainer_plugin_descriptor& desc,
                                                              const std::string& who);
 
 }  // namespace trainer::detail

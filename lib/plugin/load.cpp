@@ -15,7 +15,7 @@
 
 namespace trainer {
 
-Result<std::unique_ptr<Plugin>> load_plugin(const std::string& path) {
+Result<std::shared_ptr<Plugin>> load_plugin(const std::string& path) {
   void* handle = nullptr;
   std::string dl_message;
   {

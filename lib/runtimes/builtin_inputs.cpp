@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtimes/builtin_inputs.hpp"
 
-#include "api/json_path.hpp"
 #include "trainer/admission.hpp"
 #include "trainer/codec.hpp"
+#include "trainer/json_path.hpp"
 #include "trainer/model.hpp"
 #include "trainer/runtimes.hpp"
 

@@ -7,10 +7,10 @@
 // metric values they read from pod output and wake it; every wait is a bounded tick.
 #include "trainer/tuning_local.hpp"
 
-#include "api/json_path.hpp"
 #include "local/run_folder.hpp"
 #include "trainer/codec.hpp"
 #include "trainer/defaults.hpp"
+#include "trainer/json_path.hpp"
 #include "trainer/validation.hpp"
 #include "tuning/results_file.hpp"
 
@@ -68,7 +68,7 @@ std::string utc_now() {
 
 constexpr const char* kStartFailed = "StartFailed";
 
-using trainer::detail::string_at;
+using trainer::string_at;
 
 // Why a finished run failed, from the executor's status: the reason (`StartFailed` when a pod
 // could not be started, else the TrainJob's Failed condition's) and the condition's text.

@@ -4,9 +4,9 @@
 // validation (k8s.io/kubernetes pkg/apis/core/validation: ValidateResourceQuantityValue,
 // validateVolumeSource's emptyDir rule).
 #include "validation/quantity_rules.hpp"
-#include "api/json_path.hpp"
+#include "trainer/json_path.hpp"
 
-#include "kube/names.hpp"
+#include "trainer/names.hpp"
 
 #include <string_view>
 

@@ -4,7 +4,7 @@
 // typed Go objects, so JSON of the wrong type (already a CRD schema error) is skipped here.
 #include "validation/rules.hpp"
 
-#include "api/json_path.hpp"
+#include "trainer/json_path.hpp"
 
 #include "trainer/plugin_support.hpp"
 

@@ -26,15 +26,19 @@ const CoschedulingPodGroupPolicySource* policy_of(const Info& info) {
 class CoSchedulingPlugin final : public EnforcePodGroupPolicyPlugin, public ComponentBuilderPlugin {
  public:
   [[nodiscard]] std::string_view name() const override { return "CoScheduling"; }
+  [[nodiscard]] Phases phases() const override {
+    return {Phase::kEnforcePodGroupPolicy, Phase::kComponentBuilder};
+  }
 
-  [[nodiscard]] Result<void> enforce_pod_group_policy(Info& info, const TrainJob& job) override {
+  [[nodiscard]] Result<void> enforce_pod_group_policy(Info& info, const TrainJob& job,
+                                                      const PluginContext& /*ctx*/) override {
     if (policy_of(info) == nullptr) return {};
     info.scheduler.pod_labels[kPodGroupLabel] = job_name(job);
     return {};
   }
 
   [[nodiscard]] Result<std::vector<json::value>> build(const Info& info, const TrainJob& job,
-                                                       const RenderContext& ctx) override {
+                                                       const PluginContext& ctx) override {
     const CoschedulingPodGroupPolicySource* policy = policy_of(info);
     if (policy == nullptr) return std::vector<json::value>{};
     if (pod_group::keep_existing_pod_group(kPodGroupApiVersion, job, ctx)) {

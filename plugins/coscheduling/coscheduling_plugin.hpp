@@ -8,7 +8,7 @@
 // - Build: PodGroup `<ns>/<job>` with `minMember` = Σ PodSet counts (initializers included),
 //   `minResources` = Σ single-pod requests × count (always present, possibly `{}`),
 //   `scheduleTimeoutSeconds` from the policy (60 when unset), and a controller owner reference to
-//   the TrainJob. Nothing is built when the PodGroup already exists (`RenderContext::find`) and the
+//   the TrainJob. Nothing is built when the PodGroup already exists (`PluginContext::find`) and the
 //   TrainJob is not suspended.
 #pragma once
 

@@ -45,7 +45,7 @@ Result<PodGroupTotals> pod_group_totals(const Info& info) {
 }
 
 bool keep_existing_pod_group(std::string_view api_version, const TrainJob& job,
-                             const RenderContext& ctx) {
+                             const PluginContext& ctx) {
   if (job.spec.suspend.value_or(false)) return false;
   return ctx.find(api_version, "PodGroup", job_namespace(job), job_name(job)).has_value();
 }

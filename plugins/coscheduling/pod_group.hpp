@@ -33,7 +33,7 @@ struct PodGroupTotals {
 /// Upstream's skip rule: an existing PodGroup `<ns>/<job>` of `api_version` is left alone unless
 /// the TrainJob is suspended.
 [[nodiscard]] bool keep_existing_pod_group(std::string_view api_version, const TrainJob& job,
-                                           const RenderContext& ctx);
+                                           const PluginContext& ctx);
 
 /// The TrainJob's namespace ("" when unset; the name is `trainer::job_name`).
 [[nodiscard]] const std::string& job_namespace(const TrainJob& job);

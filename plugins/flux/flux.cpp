@@ -166,10 +166,13 @@ class FluxPlugin final : public CustomValidationPlugin,
                          public ComponentBuilderPlugin {
  public:
   [[nodiscard]] std::string_view name() const override { return "Flux"; }
+  [[nodiscard]] Phases phases() const override {
+    return {Phase::kCustomValidation, Phase::kEnforceMLPolicy, Phase::kComponentBuilder};
+  }
 
   [[nodiscard]] ValidationResult validate(const Info& info, const TrainJob* /*old_job*/,
                                           const TrainJob& new_job,
-                                          const RenderContext& /*ctx*/) override {
+                                          const PluginContext& /*ctx*/) override {
     ValidationResult result;
     if (flux_policy(info) == nullptr) return result;
     for (const auto& ps : info.template_spec.pod_sets) {
@@ -184,7 +187,8 @@ class FluxPlugin final : public CustomValidationPlugin,
     return result;
   }
 
-  [[nodiscard]] Result<void> enforce_ml_policy(Info& info, TrainJob& job) override {
+  [[nodiscard]] Result<void> enforce_ml_policy(Info& info, TrainJob& job,
+                                               const PluginContext& /*ctx*/) override {
     if (flux_policy(info) == nullptr) return {};
     if (!has_num_nodes(job)) return tl::unexpected<Error>(Error::invalid({num_nodes_required()}));
 
@@ -234,7 +238,7 @@ class FluxPlugin final : public CustomValidationPlugin,
   }
 
   [[nodiscard]] Result<std::vector<json::value>> build(const Info& info, const TrainJob& job,
-                                                       const RenderContext& ctx) override {
+                                                       const PluginContext& ctx) override {
     const FluxMLPolicySource* flux = flux_policy(info);
     if (flux == nullptr) return std::vector<json::value>{};
     if (!has_num_nodes(job)) return tl::unexpected<Error>(Error::invalid({num_nodes_required()}));

@@ -15,16 +15,20 @@ using namespace trainer::plugins::detail;
 class JAXPlugin final : public CustomValidationPlugin, public EnforceMLPolicyPlugin {
  public:
   [[nodiscard]] std::string_view name() const override { return "JAX"; }
+  [[nodiscard]] Phases phases() const override {
+    return {Phase::kCustomValidation, Phase::kEnforceMLPolicy};
+  }
 
   // Upstream implements Validate and accepts everything (no reserved JAX_* names: user env may
   // override them, reference 3.7).
   [[nodiscard]] ValidationResult validate(const Info& /*info*/, const TrainJob* /*old_job*/,
                                           const TrainJob& /*new_job*/,
-                                          const RenderContext& /*ctx*/) override {
+                                          const PluginContext& /*ctx*/) override {
     return {};
   }
 
-  [[nodiscard]] Result<void> enforce_ml_policy(Info& info, TrainJob& job) override {
+  [[nodiscard]] Result<void> enforce_ml_policy(Info& info, TrainJob& job,
+                                               const PluginContext& /*ctx*/) override {
     const auto& ml = info.runtime_policy.ml_policy;
     if (!ml || !ml->jax) return {};
 

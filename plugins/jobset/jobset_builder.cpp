@@ -3,7 +3,7 @@
 // Build (reference 4.1.3-4.1.5): the JobSet as the controller applies it.
 #include "jobset_internal.hpp"
 
-#include "api/json_path.hpp"
+#include "trainer/json_path.hpp"
 #include "trainer/plugin_support.hpp"
 
 #include <string>
@@ -24,26 +24,25 @@ json::array string_array(const std::vector<std::string>& items) {
 }
 
 std::string ancestor_of(const json::object& rjob) {
-  const auto* labels = detail::find_object(rjob, {"template", "metadata", "labels"});
-  return labels != nullptr ? detail::find_string(*labels, kAncestorLabel).value_or("")
-                           : std::string();
+  const auto* labels = find_object(rjob, {"template", "metadata", "labels"});
+  return labels != nullptr ? find_string(*labels, kAncestorLabel).value_or("") : std::string();
 }
 
 bool named(const json::value& v, std::string_view name) {
-  return v.is_object() && detail::find_string(v.get_object(), "name").value_or("") == name;
+  return v.is_object() && find_string(v.get_object(), "name").value_or("") == name;
 }
 
 // PodSet container -> template container, by position.
 void sync_container(json::object& target, const Container& c) {
   if (!c.command.empty()) target["command"] = string_array(c.command);
   if (!c.image.empty()) target["image"] = c.image;
-  if (!c.env.empty()) upsert_env(detail::ensure_array(target, "env"), c.env);
+  if (!c.env.empty()) upsert_env(ensure_array(target, "env"), c.env);
   for (const auto& p : c.ports) {
-    if (p.is_object()) upsert_port(detail::ensure_array(target, "ports"), p.get_object());
+    if (p.is_object()) upsert_port(ensure_array(target, "ports"), p.get_object());
   }
   for (const auto& m : c.volume_mounts) {
     if (m.is_object()) {
-      upsert_volume_mount(detail::ensure_array(target, "volumeMounts"), m.get_object());
+      upsert_volume_mount(ensure_array(target, "volumeMounts"), m.get_object());
     }
   }
 }
@@ -58,15 +57,14 @@ Result<void> sync_pod_sets(json::array& jobs, const Info& info) {
   for (std::size_t p = 0; p < pod_sets.size(); ++p) {
     const PodSet& ps = pod_sets[p];
     if (!jobs[p].is_object()) continue;
-    auto& pod_spec =
-        detail::ensure_object(jobs[p].get_object(), {"template", "spec", "template", "spec"});
+    auto& pod_spec = ensure_object(jobs[p].get_object(), {"template", "spec", "template", "spec"});
     for (const auto& v : ps.volumes) {
       if (v.is_object()) {
-        upsert_volume(detail::ensure_array(pod_spec, "volumes"), v.get_object());
+        upsert_volume(ensure_array(pod_spec, "volumes"), v.get_object());
       }
     }
     if (!ps.containers.empty()) {
-      auto& containers = detail::ensure_array(pod_spec, "containers");
+      auto& containers = ensure_array(pod_spec, "containers");
       if (containers.size() < ps.containers.size()) {
         return fail(ErrorCode::kInternal,
                     "replicated job " + ps.name + " has " + std::to_string(containers.size()) +
@@ -78,7 +76,7 @@ Result<void> sync_pod_sets(json::array& jobs, const Info& info) {
       }
     }
     if (!ps.init_containers.empty()) {
-      auto& inits = detail::ensure_array(pod_spec, "initContainers");
+      auto& inits = ensure_array(pod_spec, "initContainers");
       for (std::size_t c = 0; c < ps.init_containers.size(); ++c) {
         if (c >= inits.size()) {
           // A new init container (e.g. Flux's installer): name only, then filled below.
@@ -120,13 +118,13 @@ void build_initializers(json::array& jobs, const TrainJob& job) {
     }
     rjob["replicas"] = 1;
     if (config == nullptr) continue;
-    auto* pod_spec = detail::find_object(rjob, {"template", "spec", "template", "spec"});
-    auto* containers = pod_spec != nullptr ? detail::find_array(*pod_spec, "containers") : nullptr;
+    auto* pod_spec = find_object(rjob, {"template", "spec", "template", "spec"});
+    auto* containers = pod_spec != nullptr ? find_array(*pod_spec, "containers") : nullptr;
     if (containers == nullptr) continue;
     for (auto& c : *containers) {
       if (!named(c, ancestor)) continue;
       auto& container = c.get_object();
-      auto& env = detail::ensure_array(container, "env");
+      auto& env = ensure_array(container, "env");
       if (config->storage_uri) {
         upsert_env(env, env_value(kStorageUriEnv, *config->storage_uri));
       }
@@ -137,7 +135,7 @@ void build_initializers(json::array& jobs, const TrainJob& job) {
         secret["name"] = config->secret_ref->name.value_or("");
         json::object source;
         source["secretRef"] = std::move(secret);
-        detail::ensure_array(container, "envFrom").emplace_back(std::move(source));
+        ensure_array(container, "envFrom").emplace_back(std::move(source));
       }
     }
   }
@@ -152,12 +150,11 @@ void build_trainer(json::array& jobs, const Info& info, const TrainJob& job) {
     if (!rjob_value.is_object()) continue;
     auto& rjob = rjob_value.get_object();
     const bool is_trainer = ancestor_of(rjob) == kAncestorTrainer;
-    const bool is_node =
-        detail::find_string(rjob, "name").value_or("") == std::string_view(kNodeName);
+    const bool is_node = find_string(rjob, "name").value_or("") == std::string_view(kNodeName);
     if (is_trainer) rjob["replicas"] = 1;
     if (!(is_trainer || (launcher_as_node && is_node)) || trainer == nullptr) continue;
-    auto* pod_spec = detail::find_object(rjob, {"template", "spec", "template", "spec"});
-    auto* containers = pod_spec != nullptr ? detail::find_array(*pod_spec, "containers") : nullptr;
+    auto* pod_spec = find_object(rjob, {"template", "spec", "template", "spec"});
+    auto* containers = pod_spec != nullptr ? find_array(*pod_spec, "containers") : nullptr;
     if (containers == nullptr) continue;
     for (auto& c : *containers) {
       if (!named(c, kNodeName)) continue;
@@ -168,7 +165,7 @@ void build_trainer(json::array& jobs, const Info& info, const TrainJob& job) {
         if (trainer->args) container["args"] = string_array(*trainer->args);
       }
       if (!trainer->env.empty()) {
-        upsert_env(detail::ensure_array(container, "env"), apply_form(trainer->env));
+        upsert_env(ensure_array(container, "env"), apply_form(trainer->env));
       }
     }
   }
@@ -179,12 +176,12 @@ void stamp_pod_metadata(json::array& jobs, const SchedulerInfo& scheduler) {
   for (auto& rjob : jobs) {
     if (!rjob.is_object()) continue;
     if (!scheduler.pod_labels.empty()) {
-      auto& labels = detail::ensure_object(rjob.get_object(),
-                                           {"template", "spec", "template", "metadata", "labels"});
+      auto& labels =
+          ensure_object(rjob.get_object(), {"template", "spec", "template", "metadata", "labels"});
       for (const auto& [k, v] : scheduler.pod_labels) labels[k] = v;
     }
     if (!scheduler.pod_annotations.empty()) {
-      auto& annotations = detail::ensure_object(
+      auto& annotations = ensure_object(
           rjob.get_object(), {"template", "spec", "template", "metadata", "annotations"});
       for (const auto& [k, v] : scheduler.pod_annotations) annotations[k] = v;
     }
@@ -200,14 +197,14 @@ json::object string_map(const StringMap& m) {
 }  // namespace
 
 Result<std::vector<json::value>> JobSetPlugin::build(const Info& info, const TrainJob& job,
-                                                     const RenderContext& ctx) {
+                                                     const PluginContext& ctx) {
   const std::string name = job.metadata.name.value_or("");
   const std::string ns = train_job_namespace(job);
   // A running JobSet is never re-applied.
   if (const auto existing = ctx.find(kJobSetApiVersion, kJobSetKind, ns, name)) {
     bool existing_suspended = false;
     if (existing->is_object()) {
-      if (const auto* spec = detail::find_object(existing->get_object(), {"spec"})) {
+      if (const auto* spec = find_object(existing->get_object(), {"spec"})) {
         const auto* s = spec->if_contains("suspend");
         existing_suspended = s != nullptr && s->is_bool() && s->get_bool();
       }
@@ -216,7 +213,7 @@ Result<std::vector<json::value>> JobSetPlugin::build(const Info& info, const Tra
   }
 
   json::object spec = info.template_spec.jobset_spec;
-  json::array& jobs = detail::ensure_array(spec, "replicatedJobs");
+  json::array& jobs = ensure_array(spec, "replicatedJobs");
   if (auto r = sync_pod_sets(jobs, info); !r) return tl::unexpected(r.error());
   build_initializers(jobs, job);
   build_trainer(jobs, info, job);

@@ -17,12 +17,16 @@ class JobSetPlugin final : public CustomValidationPlugin,
                            public ComponentBuilderPlugin {
  public:
   [[nodiscard]] std::string_view name() const override { return kName; }
+  [[nodiscard]] Phases phases() const override {
+    return {Phase::kCustomValidation, Phase::kPreComponentBuilder, Phase::kComponentBuilder};
+  }
   [[nodiscard]] ValidationResult validate(const Info& info, const TrainJob* old_job,
                                           const TrainJob& new_job,
-                                          const RenderContext& ctx) override;
-  [[nodiscard]] Result<void> pre_build_sync(Info& info, const TrainJob& job) override;
+                                          const PluginContext& ctx) override;
+  [[nodiscard]] Result<void> pre_build_sync(Info& info, const TrainJob& job,
+                                            const PluginContext& /*ctx*/) override;
   [[nodiscard]] Result<std::vector<boost::json::value>> build(const Info& info, const TrainJob& job,
-                                                              const RenderContext& ctx) override;
+                                                              const PluginContext& ctx) override;
 };
 
 }  // namespace trainer::plugins::jobset

@@ -3,9 +3,9 @@
 // Admission rules of the JobSet plugin (reference 2.3.1, J1-J14).
 #include "jobset_internal.hpp"
 
-#include "api/json_path.hpp"
-#include "kube/names.hpp"
 #include "trainer/codec.hpp"
+#include "trainer/json_path.hpp"
+#include "trainer/names.hpp"
 #include "trainer/plugin_support.hpp"
 
 #include <map>
@@ -23,17 +23,17 @@ constexpr const char* kRuntimePatchesPath = "spec.runtimePatches";
 constexpr const char* kInitializerVolume = "initializer";
 
 const json::array* pod_list(const json::object& rjob, std::string_view key) {
-  const auto* pod_spec = detail::find_object(rjob, {"template", "spec", "template", "spec"});
-  return pod_spec != nullptr ? detail::find_array(*pod_spec, key) : nullptr;
+  const auto* pod_spec = find_object(rjob, {"template", "spec", "template", "spec"});
+  return pod_spec != nullptr ? find_array(*pod_spec, key) : nullptr;
 }
 
 std::string name_of(const json::value& v) {
-  return v.is_object() ? detail::find_string(v.get_object(), "name").value_or("") : std::string();
+  return v.is_object() ? find_string(v.get_object(), "name").value_or("") : std::string();
 }
 
 json::value runtime_patches_json(const json::value& job_json) {
-  const auto* spec = detail::find_object(job_json.get_object(), {"spec"});
-  const auto* patches = spec != nullptr ? detail::find_array(*spec, "runtimePatches") : nullptr;
+  const auto* spec = find_object(job_json.get_object(), {"spec"});
+  const auto* patches = spec != nullptr ? find_array(*spec, "runtimePatches") : nullptr;
   return patches != nullptr ? json::value(*patches) : json::value(json::array());
 }
 
@@ -44,7 +44,7 @@ class ErrorValues {
   explicit ErrorValues(const TrainJob& job) : job_(job) {}
 
   json::value runtime_ref() {
-    const auto* spec = detail::find_object(job_json().get_object(), {"spec"});
+    const auto* spec = find_object(job_json().get_object(), {"spec"});
     const auto* ref = spec != nullptr ? spec->if_contains("runtimeRef") : nullptr;
     return ref != nullptr ? *ref : json::value(json::object());
   }
@@ -84,7 +84,7 @@ void check_initializer(const json::array& jobs,
     if (containers == nullptr) continue;
     for (const auto& c : *containers) {
       if (name_of(c) != initializer || !c.is_object()) continue;
-      if (const auto* mounts = detail::find_array(c.get_object(), "volumeMounts")) {
+      if (const auto* mounts = find_array(c.get_object(), "volumeMounts")) {
         for (const auto& m : *mounts) has_mount = has_mount || name_of(m) == kInitializerVolume;
       }
     }
@@ -101,7 +101,7 @@ void check_initializer(const json::array& jobs,
 // of the JobSet is active.
 void check_patches_immutability(const TrainJob* old_job, const TrainJob& new_job,
                                 const json::value& old_patches, const json::value& new_patches,
-                                const RenderContext& ctx, std::vector<FieldError>& errors) {
+                                const PluginContext& ctx, std::vector<FieldError>& errors) {
   if (old_job == nullptr || old_patches == new_patches) return;
   const bool old_suspended = old_job->spec.suspend.value_or(false);
   const bool new_suspended = new_job.spec.suspend.value_or(false);
@@ -114,13 +114,12 @@ void check_patches_immutability(const TrainJob* old_job, const TrainJob& new_job
   const auto jobset = ctx.find(kJobSetApiVersion, kJobSetKind, train_job_namespace(new_job),
                                new_job.metadata.name.value_or(""));
   if (!jobset || !jobset->is_object()) return;
-  const auto* status = detail::find_object(jobset->get_object(), {"status"});
-  const auto* jobs =
-      status != nullptr ? detail::find_array(*status, "replicatedJobsStatus") : nullptr;
+  const auto* status = find_object(jobset->get_object(), {"status"});
+  const auto* jobs = status != nullptr ? find_array(*status, "replicatedJobsStatus") : nullptr;
   if (jobs == nullptr) return;
   for (const auto& j : *jobs) {
     if (!j.is_object()) continue;
-    if (detail::find_int(j.get_object(), "active").value_or(0) > 0) {
+    if (find_int(j.get_object(), "active").value_or(0) > 0) {
       errors.push_back(
           field_forbidden(kRuntimePatchesPath,
                           "RuntimePatches cannot be modified when the JobSet's ReplicatedJob " +
@@ -148,11 +147,11 @@ ContainerNames container_names(const json::array& jobs) {
 }  // namespace
 
 ValidationResult JobSetPlugin::validate(const Info& info, const TrainJob* old_job,
-                                        const TrainJob& new_job, const RenderContext& ctx) {
+                                        const TrainJob& new_job, const PluginContext& ctx) {
   ValidationResult result;
   auto& errors = result.errors;
   const json::array empty;
-  const auto* jobs_ptr = detail::find_array(info.template_spec.jobset_spec, "replicatedJobs");
+  const auto* jobs_ptr = find_array(info.template_spec.jobset_spec, "replicatedJobs");
   const json::array& jobs = jobs_ptr != nullptr ? *jobs_ptr : empty;
 
   // Names of the init containers and containers of each replicated job. J1-J6 look at the
@@ -160,8 +159,7 @@ ValidationResult JobSetPlugin::validate(const Info& info, const TrainJob* old_jo
   // (upstream builds the names from the patched template, where every patched name exists, so
   // these rules never fire in its webhook: docs/upstream-differences.md).
   const auto names = container_names(jobs);
-  const auto* runtime_jobs =
-      detail::find_array(info.template_spec.runtime_jobset_spec, "replicatedJobs");
+  const auto* runtime_jobs = find_array(info.template_spec.runtime_jobset_spec, "replicatedJobs");
   const auto runtime_names = runtime_jobs != nullptr ? container_names(*runtime_jobs) : names;
 
   ErrorValues values(new_job);
@@ -178,8 +176,8 @@ ValidationResult JobSetPlugin::validate(const Info& info, const TrainJob* old_jo
   }
 
   for (const auto& patch : new_job.spec.runtime_patches) {
-    for (auto& e : detail::is_domain_prefixed_path(std::string(kRuntimePatchesPath) + ".manager",
-                                                   patch.manager)) {
+    for (auto& e :
+         is_domain_prefixed_path(std::string(kRuntimePatchesPath) + ".manager", patch.manager)) {
       errors.push_back(std::move(e));
     }
     if (!patch.training_runtime_spec || !patch.training_runtime_spec->template_ ||

@@ -102,10 +102,13 @@ class MPIPlugin final : public CustomValidationPlugin,
                         public ComponentBuilderPlugin {
  public:
   [[nodiscard]] std::string_view name() const override { return "MPI"; }
+  [[nodiscard]] Phases phases() const override {
+    return {Phase::kCustomValidation, Phase::kEnforceMLPolicy, Phase::kComponentBuilder};
+  }
 
   [[nodiscard]] ValidationResult validate(const Info& info, const TrainJob* /*old_job*/,
                                           const TrainJob& new_job,
-                                          const RenderContext& /*ctx*/) override {
+                                          const PluginContext& /*ctx*/) override {
     ValidationResult result;
     const MPIMLPolicySource* mpi = mpi_policy(info);
     if (mpi == nullptr || !new_job.spec.trainer) return result;
@@ -129,7 +132,8 @@ class MPIPlugin final : public CustomValidationPlugin,
     return result;
   }
 
-  [[nodiscard]] Result<void> enforce_ml_policy(Info& info, TrainJob& job) override {
+  [[nodiscard]] Result<void> enforce_ml_policy(Info& info, TrainJob& job,
+                                               const PluginContext& /*ctx*/) override {
     MPIMLPolicySource* mpi = mpi_policy(info);
     if (mpi == nullptr) return {};
     if (auto ok = check_implementation(*mpi); !ok) return ok;
@@ -174,7 +178,7 @@ class MPIPlugin final : public CustomValidationPlugin,
   }
 
   [[nodiscard]] Result<std::vector<json::value>> build(const Info& info, const TrainJob& job,
-                                                       const RenderContext& ctx) override {
+                                                       const PluginContext& ctx) override {
     std::vector<json::value> objects;
     const MPIMLPolicySource* mpi = mpi_policy(info);
     if (mpi == nullptr) return objects;
@@ -185,7 +189,8 @@ class MPIPlugin final : public CustomValidationPlugin,
     // The Secret is immutable: built only when none exists yet.
     const std::string secret_name = ssh_auth_secret_name(job_name_);
     if (!ctx.find("v1", "Secret", job.metadata.namespace_.value_or(""), secret_name)) {
-      auto keys = ctx.generate_ssh_key ? ctx.generate_ssh_key() : generate_ssh_key_pair();
+      auto keys =
+          ctx.inputs.generate_ssh_key ? ctx.inputs.generate_ssh_key() : generate_ssh_key_pair();
       if (!keys) {
         Error error = std::move(keys.error());
         error.message = "failed to build SSH Auth secret: " + error.message;

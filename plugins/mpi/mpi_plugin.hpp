@@ -10,7 +10,7 @@
 //   count when the runtime says 1, else the runtime value), the `mpi-ssh-auth` and
 //   `mpi-hostfile` volumes, mounts and the launcher's `OMPI_MCA_*` env (reference 4.3.2).
 //   A `mpiImplementation` other than `OpenMPI` is refused (kUnsupported) before anything changes.
-// - Build: Secret `<job>-mpi-ssh-auth` (only when `RenderContext::find` has none; key from
+// - Build: Secret `<job>-mpi-ssh-auth` (only when `PluginContext::find` has none; key from
 //   `RenderContext::generate_ssh_key`, or a fresh one from trainer/ssh.hpp when unset) and
 //   ConfigMap `<job>-mpi-hostfile` (`<endpoint> slots=<n>` per host in template order).
 #pragma once

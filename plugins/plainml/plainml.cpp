@@ -12,8 +12,10 @@ using namespace trainer::plugins::detail;
 class PlainMLPlugin final : public EnforceMLPolicyPlugin {
  public:
   [[nodiscard]] std::string_view name() const override { return "PlainML"; }
+  [[nodiscard]] Phases phases() const override { return {Phase::kEnforceMLPolicy}; }
 
-  [[nodiscard]] Result<void> enforce_ml_policy(Info& info, TrainJob& job) override {
+  [[nodiscard]] Result<void> enforce_ml_policy(Info& info, TrainJob& job,
+                                               const PluginContext& /*ctx*/) override {
     const auto& ml = info.runtime_policy.ml_policy;
     if (ml && (ml->torch || ml->mpi || ml->jax)) return {};
     if (!job.spec.trainer) return {};

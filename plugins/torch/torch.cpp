@@ -43,10 +43,13 @@ std::string target_not_found(const EnvInjectionTarget& target, const std::string
 class TorchPlugin final : public CustomValidationPlugin, public EnforceMLPolicyPlugin {
  public:
   [[nodiscard]] std::string_view name() const override { return "Torch"; }
+  [[nodiscard]] Phases phases() const override {
+    return {Phase::kCustomValidation, Phase::kEnforceMLPolicy};
+  }
 
   [[nodiscard]] ValidationResult validate(const Info& info, const TrainJob* /*old_job*/,
                                           const TrainJob& new_job,
-                                          const RenderContext& /*ctx*/) override {
+                                          const PluginContext& /*ctx*/) override {
     ValidationResult result;
     const TorchMLPolicySource* torch = torch_policy(info);
     if (torch == nullptr) return result;
@@ -78,7 +81,8 @@ class TorchPlugin final : public CustomValidationPlugin, public EnforceMLPolicyP
     return result;
   }
 
-  [[nodiscard]] Result<void> enforce_ml_policy(Info& info, TrainJob& job) override {
+  [[nodiscard]] Result<void> enforce_ml_policy(Info& info, TrainJob& job,
+                                               const PluginContext& /*ctx*/) override {
     const TorchMLPolicySource* torch = torch_policy(info);
     if (torch == nullptr) return {};
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "torch/torchtune.hpp"
-#include "api/json_path.hpp"
+#include "trainer/json_path.hpp"
 
 #include "common/trainer_env.hpp"
 #include "trainer/plugin_support.hpp"
@@ -14,7 +14,7 @@ namespace trainer::plugins::detail {
 namespace {
 
 namespace json = boost::json;
-using trainer::detail::find_object;
+using trainer::find_object;
 
 constexpr const char* kLlama32_1B = "llama3_2/1B";
 constexpr const char* kLlama32_3B = "llama3_2/3B";

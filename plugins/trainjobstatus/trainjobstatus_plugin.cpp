@@ -98,9 +98,12 @@ Result<std::string> ca_cert_of(const json::value& secret) {
 class TrainJobStatusPlugin final : public EnforcePodSpecPlugin, public ComponentBuilderPlugin {
  public:
   [[nodiscard]] std::string_view name() const override { return "TrainJobStatus"; }
+  [[nodiscard]] Phases phases() const override {
+    return {Phase::kEnforcePodSpec, Phase::kComponentBuilder};
+  }
 
   [[nodiscard]] Result<void> enforce_pod_spec(Info& info, const TrainJob& job,
-                                              const RenderContext& ctx) override {
+                                              const PluginContext& ctx) override {
     if (info.template_spec.pod_sets.empty()) return {};
     if (!ctx.config.status_server_port) {
       return fail(ErrorCode::kInvalidArgument, "missing status server port");
@@ -117,7 +120,7 @@ class TrainJobStatusPlugin final : public EnforcePodSpecPlugin, public Component
   }
 
   [[nodiscard]] Result<std::vector<json::value>> build(const Info& /*info*/, const TrainJob& job,
-                                                       const RenderContext& ctx) override {
+                                                       const PluginContext& ctx) override {
     const std::string& secret_name = ctx.config.webhook_secret_name;
     const auto secret = ctx.find("v1", "Secret", ctx.config.operator_namespace, secret_name);
     if (!secret) {

@@ -13,7 +13,7 @@
 //   `ca.crt` from ConfigMap `<job>-tls-config`). Error `missing status server port` when
 //   `OperatorConfig::status_server_port` is unset.
 // - Build: ConfigMap `<job>-tls-config` whose `ca.crt` is the webhook Secret's
-//   (`RenderContext::find("v1", "Secret", operator_namespace, webhook_secret_name)`) `ca.crt`,
+//   (`PluginContext::find("v1", "Secret", operator_namespace, webhook_secret_name)`) `ca.crt`,
 //   base64-decoded, with a controller owner reference to the TrainJob. Errors as upstream:
 //   `failed to look up status server tls secret: secrets "<name>" not found`,
 //   `failed to find status server ca.crt in tls secret` (key missing or empty).

@@ -3,7 +3,6 @@
 #include "trainer/plugin_support.hpp"
 
 #include "../coscheduling/pod_group.hpp"
-#include "api/go_quote.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
@@ -18,7 +17,6 @@ namespace trainer::plugins {
 namespace {
 
 namespace json = boost::json;
-using trainer::detail::go_quote;
 
 constexpr const char* kPodGroupApiVersion = "scheduling.volcano.sh/v1beta1";
 constexpr const char* kGroupNameAnnotation = "scheduling.k8s.io/group-name";
@@ -60,10 +58,13 @@ class VolcanoPlugin final : public CustomValidationPlugin,
                             public ComponentBuilderPlugin {
  public:
   [[nodiscard]] std::string_view name() const override { return "Volcano"; }
+  [[nodiscard]] Phases phases() const override {
+    return {Phase::kCustomValidation, Phase::kEnforcePodGroupPolicy, Phase::kComponentBuilder};
+  }
 
   [[nodiscard]] ValidationResult validate(const Info& info, const TrainJob* /*old_job*/,
                                           const TrainJob& /*new_job*/,
-                                          const RenderContext& ctx) override {
+                                          const PluginContext& ctx) override {
     ValidationResult result;
     if (policy_of(info) == nullptr) return result;
     if (auto it = info.annotations.find(kQueueNameAnnotation);
@@ -83,14 +84,15 @@ class VolcanoPlugin final : public CustomValidationPlugin,
     return result;
   }
 
-  [[nodiscard]] Result<void> enforce_pod_group_policy(Info& info, const TrainJob& job) override {
+  [[nodiscard]] Result<void> enforce_pod_group_policy(Info& info, const TrainJob& job,
+                                                      const PluginContext& /*ctx*/) override {
     if (policy_of(info) == nullptr) return {};
     info.scheduler.pod_annotations[kGroupNameAnnotation] = job_name(job);
     return {};
   }
 
   [[nodiscard]] Result<std::vector<json::value>> build(const Info& info, const TrainJob& job,
-                                                       const RenderContext& ctx) override {
+                                                       const PluginContext& ctx) override {
     const VolcanoPodGroupPolicySource* policy = policy_of(info);
     if (policy == nullptr) return std::vector<json::value>{};
     if (pod_group::keep_existing_pod_group(kPodGroupApiVersion, job, ctx)) {

@@ -25,10 +25,13 @@ bool has_xgboost_policy(const Info& info) {
 class XGBoostPlugin final : public CustomValidationPlugin, public EnforceMLPolicyPlugin {
  public:
   [[nodiscard]] std::string_view name() const override { return "XGBoost"; }
+  [[nodiscard]] Phases phases() const override {
+    return {Phase::kCustomValidation, Phase::kEnforceMLPolicy};
+  }
 
   [[nodiscard]] ValidationResult validate(const Info& info, const TrainJob* /*old_job*/,
                                           const TrainJob& new_job,
-                                          const RenderContext& /*ctx*/) override {
+                                          const PluginContext& /*ctx*/) override {
     ValidationResult result;
     if (!has_xgboost_policy(info) || !new_job.spec.trainer) return result;
     const auto& env = new_job.spec.trainer->env;
@@ -45,7 +48,8 @@ class XGBoostPlugin final : public CustomValidationPlugin, public EnforceMLPolic
     return result;
   }
 
-  [[nodiscard]] Result<void> enforce_ml_policy(Info& info, TrainJob& job) override {
+  [[nodiscard]] Result<void> enforce_ml_policy(Info& info, TrainJob& job,
+                                               const PluginContext& /*ctx*/) override {
     if (!has_xgboost_policy(info)) return {};
     PodSet* trainer_ps = info.find_pod_set_by_ancestor(kAncestorTrainer);
     if (trainer_ps == nullptr) return {};

@@ -198,9 +198,10 @@ namespace {
 class RefuseLabel final : public trainer::CustomValidationPlugin {
  public:
   std::string_view name() const override { return "RefuseLabel"; }
+  trainer::Phases phases() const override { return {trainer::Phase::kCustomValidation}; }
   trainer::ValidationResult validate(const trainer::Info&, const trainer::TrainJob* old_job,
                                      const trainer::TrainJob& job,
-                                     const trainer::RenderContext&) override {
+                                     const trainer::PluginContext&) override {
     trainer::ValidationResult out;
     out.warnings.push_back(old_job != nullptr ? "RefuseLabel saw an update"
                                               : "RefuseLabel saw a create");
@@ -214,7 +215,7 @@ class RefuseLabel final : public trainer::CustomValidationPlugin {
 
 TEST_CASE("a plugin's rule refuses through the webhook, with the plugin's warnings") {
   Fixture f;
-  std::vector<std::unique_ptr<trainer::Plugin>> extra;
+  std::vector<std::shared_ptr<trainer::Plugin>> extra;
   extra.push_back(std::make_unique<RefuseLabel>());
   auto framework = trainer::Framework::with_plugins({}, std::move(extra));
   REQUIRE(framework);

@@ -302,8 +302,10 @@ void run_case(const fs::path& dir) {
   }
 
   trainer::controller::ReconcilerOptions options;
-  options.feature_gates = c.feature_gates;
-  options.config.operator_namespace = operator_ns;
+  trainer::OperatorConfig config;
+  config.operator_namespace = operator_ns;
+  options.framework = std::make_shared<const trainer::Framework>(
+      trainer::default_framework(c.feature_gates).with_config(config));
   trainer::controller::Reconciler reconciler(client, options);
   auto result = reconciler.reconcile(ns, job_name);
   INFO("reconcile: " << (result ? "ok" : kube::kubectl_text(result.error())));

@@ -586,7 +586,7 @@ TEST_CASE("defence in depth: a TrainJob admission refuses gets no objects, Faile
 
   auto plugin = trainer::load_plugin(NUMNODES_PLUGIN);
   REQUIRE(plugin);
-  std::vector<std::unique_ptr<trainer::Plugin>> extra;
+  std::vector<std::shared_ptr<trainer::Plugin>> extra;
   extra.push_back(std::move(*plugin));
   auto framework = trainer::Framework::with_plugins({}, std::move(extra));
   REQUIRE(framework);

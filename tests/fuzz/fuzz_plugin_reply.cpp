@@ -8,11 +8,11 @@
 // crash; every error and warning text is valid UTF-8; a render that succeeds still encodes as
 // YAML that parses back, and every object it holds stays inside the TrainJob (a namespaced kind
 // in its namespace, controlled by it: docs/plugins.md, "What a plugin may change").
-#include "api/json_path.hpp"
 #include "framework/plugin_confinement.hpp"
 #include "fuzz_common.hpp"
 #include "plugin/plugin_internal.hpp"
 #include "trainer.h"
+#include "trainer/json_path.hpp"
 #include "trainer/plugin.hpp"
 #include "trainer/render.hpp"
 
@@ -94,7 +94,7 @@ const trainer::Framework& framework() {
     desc.build = &answer<5>;
     auto plugin = trainer::plugin_from_descriptor(desc);
     if (!plugin) trainer::fuzz::fail_check("plugin_from_descriptor", plugin.error().message);
-    std::vector<std::unique_ptr<trainer::Plugin>> extra;
+    std::vector<std::shared_ptr<trainer::Plugin>> extra;
     extra.push_back(std::move(*plugin));
     auto built = trainer::Framework::with_plugins({}, std::move(extra));
     if (!built) trainer::fuzz::fail_check("Framework::with_plugins", built.error().message);
@@ -135,8 +135,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   for (const auto& object : out->objects) {
     const auto& o = object.as_object();
-    const std::string api_version = trainer::detail::find_string(o, "apiVersion").value_or("");
-    const std::string kind = trainer::detail::find_string(o, "kind").value_or("");
+    const std::string api_version = trainer::find_string(o, "apiVersion").value_or("");
+    const std::string kind = trainer::find_string(o, "kind").value_or("");
     const auto* owners = o.at("metadata").as_object().if_contains("ownerReferences");
     bool controlled = false;
     for (const auto& ref : owners != nullptr ? owners->as_array() : boost::json::array()) {
@@ -146,9 +146,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                    ref.as_object().at("kind") == "TrainJob" && ref.as_object().at("name") == "fuzz";
     }
     if (!trainer::detail::known_namespaced_kind(api_version, kind) ||
-        trainer::detail::object_namespace(o) != "default" || !controlled) {
+        trainer::object_namespace(o) != "default" || !controlled) {
       trainer::fuzz::fail_check("a rendered object is outside its TrainJob",
-                                api_version + " " + kind + " " + trainer::detail::object_name(o));
+                                api_version + " " + kind + " " + trainer::object_name(o));
     }
   }
   const std::string yaml = trainer::encode_yaml_stream(out->objects);

@@ -72,10 +72,12 @@ int check_error(const fs::path& expected, const trainer::Result<trainer::RenderO
 // The render through the C++ core.
 trainer::Result<trainer::RenderOutput> render_core(const std::string& text,
                                                    const trainer::RenderContext& ctx,
+                                                   const trainer::FeatureGates& gates,
                                                    std::vector<std::string>& warnings) {
   auto docs = trainer::parse_documents(text);
   if (!docs) return tl::unexpected(docs.error());
   trainer::RenderDocumentsOptions options;
+  options.framework = &trainer::default_framework(gates);
   options.on_warning = [&](std::string_view w) { warnings.emplace_back(w); };
   return trainer::render_documents(*docs, ctx, options);
 }
@@ -83,13 +85,14 @@ trainer::Result<trainer::RenderOutput> render_core(const std::string& text,
 // The same render through the C ABI, its result turned back into a RenderOutput.
 trainer::Result<trainer::RenderOutput> render_capi(const std::string& text,
                                                    const trainer::RenderContext& ctx,
+                                                   const trainer::FeatureGates& gates,
                                                    const std::string& private_key,
                                                    std::vector<std::string>& warnings) {
   trainer::abi::RenderOptions options;
   options.uid = ctx.train_job_uid;
   options.now = ctx.now();
   options.ssh_private_key = private_key;
-  if (ctx.feature_gates.trainjob_status) options.feature_gates = "TrainJobStatus=true";
+  if (gates.trainjob_status) options.feature_gates = "TrainJobStatus=true";
   auto result = trainer::abi::render(text, options);
   if (!result) return tl::unexpected(result.error());
   warnings = result->warnings();
@@ -140,10 +143,10 @@ int main(int argc, char** argv) {
   ctx.generate_ssh_key = [&]() -> trainer::Result<trainer::SshKeyPair> {
     return trainer::SshKeyPair{private_key, public_key};
   };
-  ctx.feature_gates = golden_case->feature_gates;
+  const trainer::FeatureGates& gates = golden_case->feature_gates;
   std::vector<std::string> warnings;
-  const auto out =
-      capi ? render_capi(inputs, ctx, private_key, warnings) : render_core(inputs, ctx, warnings);
+  const auto out = capi ? render_capi(inputs, ctx, gates, private_key, warnings)
+                        : render_core(inputs, ctx, gates, warnings);
 
   switch (golden_case->outcome) {
     case golden::Outcome::kError: return check_error(dir / "expected" / "error.txt", out);

@@ -124,7 +124,7 @@ TEST_CASE("the controller writes nothing a plugin would put outside its TrainJob
     (c.ml_policy ? desc.enforce_ml_policy : desc.build) = reply_with;
     auto plugin = trainer::plugin_from_descriptor(desc);
     REQUIRE(plugin);
-    std::vector<std::unique_ptr<trainer::Plugin>> plugins;
+    std::vector<std::shared_ptr<trainer::Plugin>> plugins;
     plugins.push_back(std::move(*plugin));
     auto fw = trainer::Framework::with_plugins({}, std::move(plugins));
     REQUIRE(fw);

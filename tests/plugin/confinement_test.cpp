@@ -35,7 +35,7 @@ std::shared_ptr<const trainer::Framework> c_plugin(bool ml_policy, const char* r
   (ml_policy ? desc.enforce_ml_policy : desc.build) = reply_with;
   auto plugin = trainer::plugin_from_descriptor(desc);
   REQUIRE(plugin);
-  std::vector<std::unique_ptr<trainer::Plugin>> plugins;
+  std::vector<std::shared_ptr<trainer::Plugin>> plugins;
   plugins.push_back(std::move(*plugin));
   return framework_of(std::move(plugins));
 }
@@ -56,12 +56,16 @@ class CppPlugin final : public trainer::EnforceMLPolicyPlugin,
   CppPlugin(std::string move_to, std::vector<json::value> objects)
       : move_to_(std::move(move_to)), objects_(std::move(objects)) {}
   std::string_view name() const override { return "CppEvil"; }
-  trainer::Result<void> enforce_ml_policy(trainer::Info&, trainer::TrainJob& job) override {
+  trainer::Phases phases() const override {
+    return {trainer::Phase::kEnforceMLPolicy, trainer::Phase::kComponentBuilder};
+  }
+  trainer::Result<void> enforce_ml_policy(trainer::Info&, trainer::TrainJob& job,
+                                          const trainer::PluginContext&) override {
     if (!move_to_.empty()) job.metadata.namespace_ = move_to_;
     return {};
   }
   trainer::Result<std::vector<json::value>> build(const trainer::Info&, const trainer::TrainJob&,
-                                                  const trainer::RenderContext&) override {
+                                                  const trainer::PluginContext&) override {
     return objects_;
   }
 
@@ -72,7 +76,7 @@ class CppPlugin final : public trainer::EnforceMLPolicyPlugin,
 
 std::shared_ptr<const trainer::Framework> cpp_plugin(std::string move_to,
                                                      std::vector<json::value> objects) {
-  std::vector<std::unique_ptr<trainer::Plugin>> plugins;
+  std::vector<std::shared_ptr<trainer::Plugin>> plugins;
   plugins.push_back(std::make_unique<CppPlugin>(std::move(move_to), std::move(objects)));
   return framework_of(std::move(plugins));
 }
@@ -280,7 +284,7 @@ TEST_CASE("a reply over 4 MiB is refused before it is copied", "[plugin]") {
     (build ? desc.build : desc.enforce_ml_policy) = huge_reply;
     auto plugin = trainer::plugin_from_descriptor(desc);
     REQUIRE(plugin);
-    std::vector<std::unique_ptr<trainer::Plugin>> plugins;
+    std::vector<std::shared_ptr<trainer::Plugin>> plugins;
     plugins.push_back(std::move(*plugin));
     auto fw = framework_of(std::move(plugins));
     const trainer::Error e = render_error(fw.get());
@@ -295,7 +299,7 @@ TEST_CASE("a reply over 4 MiB is refused before it is copied", "[plugin]") {
   desc.build = limit_reply;
   auto plugin = trainer::plugin_from_descriptor(desc);
   REQUIRE(plugin);
-  std::vector<std::unique_ptr<trainer::Plugin>> plugins;
+  std::vector<std::shared_ptr<trainer::Plugin>> plugins;
   plugins.push_back(std::move(*plugin));
   auto fw = framework_of(std::move(plugins));
   auto out = render(runtime_yaml() + "---\n" + job_yaml(), fw.get());

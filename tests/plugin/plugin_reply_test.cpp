@@ -44,7 +44,7 @@ std::shared_ptr<const trainer::Framework> garbage(At at, const char* reply) {
   }
   auto plugin = trainer::plugin_from_descriptor(desc);
   REQUIRE(plugin);
-  std::vector<std::unique_ptr<trainer::Plugin>> plugins;
+  std::vector<std::shared_ptr<trainer::Plugin>> plugins;
   plugins.push_back(std::move(*plugin));
   return framework_of(std::move(plugins));
 }
@@ -232,7 +232,7 @@ TEST_CASE("run_status applies a status merge patch and refuses a status of the w
     desc.status = reply_with;
     auto plugin = trainer::plugin_from_descriptor(desc);
     REQUIRE(plugin);
-    std::vector<std::unique_ptr<trainer::Plugin>> plugins;
+    std::vector<std::shared_ptr<trainer::Plugin>> plugins;
     plugins.push_back(std::move(*plugin));
     return framework_of(std::move(plugins));
   };
@@ -244,7 +244,7 @@ TEST_CASE("run_status applies a status merge patch and refuses a status of the w
   json::object status = derived;
   auto fw = with_status(R"({"status":{"conditions":[{"type":"Ready","status":"True",
       "reason":"R","message":"m","lastTransitionTime":"2026-01-01T00:00:00Z"}],"jobsStatus":null}})");
-  REQUIRE(fw->run_status(job->object, status));
+  REQUIRE(fw->run_status(job->object, status, trainer::RenderContext{}));
   CHECK(status == json::parse(R"({"conditions":[{"type":"Ready","status":"True","reason":"R",
       "message":"m","lastTransitionTime":"2026-01-01T00:00:00Z"}]})"));
 
@@ -252,21 +252,20 @@ TEST_CASE("run_status applies a status merge patch and refuses a status of the w
        {R"({"status":{"conditions":"all good"}})", R"({"status":[]})", R"({"info":{}})", "!-9"}) {
     INFO(bad);
     status = derived;
-    auto r = with_status(bad)->run_status(job->object, status);
+    auto r = with_status(bad)->run_status(job->object, status, trainer::RenderContext{});
     REQUIRE_FALSE(r);
     CHECK(r.error().message.rfind("plugin \"Status\": status: ", 0) == 0);
     CHECK(status == derived);
   }
   // Without a status plugin, run_status changes nothing.
   status = derived;
-  CHECK(framework_of({})->run_status(job->object, status));
+  CHECK(framework_of({})->run_status(job->object, status, trainer::RenderContext{}));
   CHECK(status == derived);
 }
 
 namespace {
 
-// enforcePodGroupPolicy (an interface without a RenderContext): puts what the request's context
-// said into JobSet labels.
+// enforcePodGroupPolicy: puts what the request's context said into JobSet labels.
 trainer_status echo_context(void*, const trainer_plugin_request* request,
                             trainer_plugin_reply* reply) {
   const char* ns =
@@ -281,20 +280,21 @@ trainer_status echo_context(void*, const trainer_plugin_request* request,
 
 }  // namespace
 
-TEST_CASE("phases without a RenderContext still see the render's context", "[plugin]") {
+TEST_CASE("every phase sees the render's context and the framework's configuration", "[plugin]") {
   trainer_plugin_descriptor desc{};
   desc.abi_version = (1U << 16U);
   desc.name = "Echo";
   desc.enforce_pod_group_policy = echo_context;
   auto plugin = trainer::plugin_from_descriptor(desc);
   REQUIRE(plugin);
-  std::vector<std::unique_ptr<trainer::Plugin>> plugins;
+  std::vector<std::shared_ptr<trainer::Plugin>> plugins;
   plugins.push_back(std::move(*plugin));
-  auto fw = framework_of(std::move(plugins));
-  trainer::RenderContext ctx = context();
-  ctx.config.operator_namespace = "ops-system";
+  trainer::OperatorConfig config;
+  config.operator_namespace = "ops-system";
+  const trainer::Framework fw = framework_of(std::move(plugins))->with_config(config);
+  const trainer::RenderContext ctx = context();
   trainer::RenderDocumentsOptions options;
-  options.framework = fw.get();
+  options.framework = &fw;
   auto out = trainer::render_documents(docs(runtime_yaml() + "---\n" + job_yaml()), ctx, options);
   INFO((out ? std::string() : out.error().message));
   REQUIRE(out);

@@ -57,7 +57,7 @@ inline std::vector<boost::json::value> docs(const std::string& yaml) {
   return *parsed;
 }
 
-inline std::unique_ptr<trainer::Plugin> load(const std::string& path) {
+inline std::shared_ptr<trainer::Plugin> load(const std::string& path) {
   auto plugin = trainer::load_plugin(path);
   INFO((plugin ? std::string() : plugin.error().message));
   REQUIRE(plugin);
@@ -65,7 +65,7 @@ inline std::unique_ptr<trainer::Plugin> load(const std::string& path) {
 }
 
 inline std::shared_ptr<const trainer::Framework> framework_of(
-    std::vector<std::unique_ptr<trainer::Plugin>> plugins) {
+    std::vector<std::shared_ptr<trainer::Plugin>> plugins) {
   auto fw = trainer::Framework::with_plugins({}, std::move(plugins));
   INFO((fw ? std::string() : fw.error().message));
   REQUIRE(fw);

@@ -68,7 +68,7 @@ TEST_CASE("a TrainJobStatus plugin refines the status the reconciler writes", "[
   desc.status = refine;
   auto plugin = trainer::plugin_from_descriptor(desc);
   REQUIRE(plugin);
-  std::vector<std::unique_ptr<trainer::Plugin>> plugins;
+  std::vector<std::shared_ptr<trainer::Plugin>> plugins;
   plugins.push_back(std::move(*plugin));
   auto fw = trainer::Framework::with_plugins({}, std::move(plugins));
   REQUIRE(fw);

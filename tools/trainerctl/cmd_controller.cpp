@@ -193,7 +193,6 @@ int run_controller(const Parsed& args) {
   options.workers = *workers;
   const auto gates = feature_gates_flag(args);
   if (!gates) return gates.error();
-  options.reconciler.feature_gates = *gates;
   auto framework = plugin_framework(args, *gates);
   if (!framework) return framework.error();
   options.reconciler.framework = std::move(*framework);

@@ -3,9 +3,9 @@
 #include "cluster_flags.hpp"
 #include "commands.hpp"
 
-#include "api/json_path.hpp"
 #include "input_files.hpp"
 #include "output.hpp"
+#include "trainer/json_path.hpp"
 
 #include "trainer/cluster.hpp"
 
@@ -93,8 +93,8 @@ int run_delete(const Parsed& args) {
     }
   }
   for (const auto& object : *objects) {
-    auto resource = client->resource_for(trainer::detail::string_at(object, "apiVersion"),
-                                         trainer::detail::string_at(object, "kind"));
+    auto resource = client->resource_for(trainer::string_at(object, "apiVersion"),
+                                         trainer::string_at(object, "kind"));
     if (!resource) {
       report_cluster_error(resource.error());
       ++deleter.failures;
@@ -102,8 +102,8 @@ int run_delete(const Parsed& args) {
     }
     std::string name, object_ns;
     if (const auto* meta = object.if_contains("metadata"); meta != nullptr && meta->is_object()) {
-      name = trainer::detail::string_at(meta->get_object(), "name");
-      object_ns = trainer::detail::string_at(meta->get_object(), "namespace");
+      name = trainer::string_at(meta->get_object(), "name");
+      object_ns = trainer::string_at(meta->get_object(), "namespace");
     }
     deleter.remove(*resource, object_ns.empty() ? ns : object_ns, name);
   }

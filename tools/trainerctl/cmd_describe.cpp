@@ -4,8 +4,8 @@
 #include "cluster_flags.hpp"
 #include "commands.hpp"
 
-#include "api/json_path.hpp"
 #include "table_printer.hpp"
+#include "trainer/json_path.hpp"
 
 #include "trainer/cluster.hpp"
 #include "trainer/plugin_support.hpp"
@@ -24,8 +24,8 @@ namespace json = boost::json;
 namespace cluster = trainer::cluster;
 namespace kube = trainer::kube;
 
-using trainer::detail::find_array;
-using trainer::detail::find_object;
+using trainer::find_array;
+using trainer::find_object;
 
 // A scalar as text ("" when absent), strings unquoted.
 std::string text_at(const json::object* object, std::string_view key) {

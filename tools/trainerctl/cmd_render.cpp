@@ -26,7 +26,6 @@ int run_render(const Parsed& args) {
   auto docs = read_job_documents(args);
   if (!docs) return report_error(docs.error());
   auto ctx = make_render_context(args.value("uid"), key_file);
-  ctx.feature_gates = *gates;
   trainer::RenderDocumentsOptions options;
   options.namespace_ = args.value("namespace");
   options.on_warning = print_warning;

@@ -146,25 +146,25 @@ int run_run(const Parsed& args) {
   auto docs = read_job_documents(args);
   if (!docs) return report_error(docs.error());
   auto ctx = make_render_context(args.value("uid"), std::nullopt);
-  ctx.feature_gates = *gates;
+  std::shared_ptr<const trainer::Framework> plugins = *framework;
   // With TrainJobStatus, the pods report progress to this process as they would to the
   // controller (docs/local.md, "Progress").
   if (gates->trainjob_status) {
     auto server = trainer::local::ProgressServer::start();
     if (!server) return report_error(server.error());
-    (*server)->configure(ctx);
+    plugins = std::make_shared<const trainer::Framework>((*server)->configure(ctx, *plugins));
     options.progress_server = std::move(*server);
   }
   // An OptimizationJob among the inputs: its trials run here instead (run_tuning.cpp).
   if (has_optimization_job(*docs)) {
-    return run_tuning(args, std::move(*docs), framework->get(), ctx, options);
+    return run_tuning(args, std::move(*docs), plugins.get(), ctx, options);
   }
   trainer::RenderDocumentsOptions render_options;
   render_options.namespace_ = args.value("namespace");
   render_options.on_warning = print_warning;
   // The runtimes upstream installs by default ship with libtrainer; an input runtime wins.
   render_options.builtin_runtimes = true;
-  render_options.framework = framework->get();
+  render_options.framework = plugins.get();
   auto rendered = trainer::render_documents(*docs, ctx, render_options);
   if (!rendered) return report_error(rendered.error());
   if (!rendered->skipped_reason.empty()) {

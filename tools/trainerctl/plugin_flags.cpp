@@ -26,8 +26,10 @@ tl::expected<trainer::FeatureGates, int> feature_gates_flag(const Parsed& args) 
 tl::expected<std::shared_ptr<const trainer::Framework>, int> plugin_framework(
     const Parsed& args, const trainer::FeatureGates& gates) {
   const std::vector<std::string> paths = args.values("plugin");
-  if (paths.empty()) return std::shared_ptr<const trainer::Framework>();
-  std::vector<std::unique_ptr<trainer::Plugin>> plugins;
+  if (paths.empty()) {
+    return std::make_shared<const trainer::Framework>(trainer::default_framework(gates));
+  }
+  std::vector<std::shared_ptr<trainer::Plugin>> plugins;
   for (const auto& path : paths) {
     auto plugin = trainer::load_plugin(path);
     if (!plugin) {
@@ -38,7 +40,8 @@ tl::expected<std::shared_ptr<const trainer::Framework>, int> plugin_framework(
     }
     plugins.push_back(std::move(*plugin));
   }
-  auto framework = trainer::Framework::with_plugins(gates, std::move(plugins));
+  auto framework =
+      trainer::Framework::with_plugins(trainer::FrameworkOptions{gates, {}}, std::move(plugins));
   if (!framework) {
     std::fprintf(stderr, "error: --plugin: %s\n", framework.error().message.c_str());
     return tl::unexpected(kExitUsage);

@@ -39,8 +39,8 @@ inline const Flag kFeatureGatesFlag{
 /// <why>` and fails with kExitUsage.
 [[nodiscard]] tl::expected<trainer::FeatureGates, int> feature_gates_flag(const Parsed& args);
 
-/// The built-in plugins of `gates` followed by every `--plugin` library in command-line order;
-/// null when no `--plugin` was given (the library's default framework is then used). When a
+/// The built-in plugins of `gates` followed by every `--plugin` library in command-line order,
+/// bound to `gates` (never null: `default_framework(gates)` without `--plugin`). When a
 /// library cannot be loaded or the plugins cannot be put together (a name taken twice), prints
 /// `error: <the library's message>` and fails with kExitUsage.
 [[nodiscard]] tl::expected<std::shared_ptr<const trainer::Framework>, int> plugin_framework(

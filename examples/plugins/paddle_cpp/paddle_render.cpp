@@ -57,11 +57,14 @@ class PaddlePlugin final : public trainer::CustomValidationPlugin,
                            public trainer::EnforceMLPolicyPlugin {
  public:
   [[nodiscard]] std::string_view name() const override { return "Paddle"; }
+  [[nodiscard]] trainer::Phases phases() const override {
+    return {trainer::Phase::kCustomValidation, trainer::Phase::kEnforceMLPolicy};
+  }
 
   [[nodiscard]] trainer::ValidationResult validate(const trainer::Info& info,
                                                    const trainer::TrainJob* /*old_job*/,
                                                    const trainer::TrainJob& job,
-                                                   const trainer::RenderContext& /*ctx*/) override {
+                                                   const trainer::PluginContext& /*ctx*/) override {
     trainer::ValidationResult result;
     if (!is_paddle(info)) return result;
     if (job.spec.trainer) {
@@ -96,8 +99,8 @@ class PaddlePlugin final : public trainer::CustomValidationPlugin,
     return result;
   }
 
-  [[nodiscard]] trainer::Result<void> enforce_ml_policy(trainer::Info& info,
-                                                        trainer::TrainJob& job) override {
+  [[nodiscard]] trainer::Result<void> enforce_ml_policy(
+      trainer::Info& info, trainer::TrainJob& job, const trainer::PluginContext& /*ctx*/) override {
     if (!is_paddle(info)) return {};
     trainer::PodSet* pod_set = info.find_pod_set_by_ancestor(trainer::kAncestorTrainer);
     trainer::Container* node =
@@ -163,9 +166,10 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  std::vector<std::unique_ptr<trainer::Plugin>> plugins;
+  std::vector<std::shared_ptr<trainer::Plugin>> plugins;
   plugins.push_back(std::make_unique<PaddlePlugin>());
-  auto framework = trainer::Framework::with_plugins(trainer::FeatureGates{}, std::move(plugins));
+  auto framework =
+      trainer::Framework::with_plugins(trainer::FrameworkOptions{}, std::move(plugins));
   if (!framework) {
     std::fprintf(stderr, "error: %s\n", framework.error().message.c_str());
     return 1;

@@ -4,9 +4,9 @@
 // raw). Discovery, list, watch and logs have files of their own.
 #include "kube/client/client_impl.hpp"
 
-#include "api/json_path.hpp"
 #include "kube/client/json_body.hpp"
 #include "kube/client/paths.hpp"
+#include "trainer/json_path.hpp"
 
 #include <boost/json/serialize.hpp>
 
@@ -17,8 +17,8 @@ namespace {
 
 using detail::HttpRequest;
 using detail::Query;
-using trainer::detail::find_object;
-using trainer::detail::find_string;
+using trainer::find_object;
+using trainer::find_string;
 
 template <class T>
 tl::unexpected<Error> error_of(const Result<T>& result) {

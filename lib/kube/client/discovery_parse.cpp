@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "kube/client/discovery.hpp"
 
-#include "api/json_path.hpp"
+#include "trainer/json_path.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -9,9 +9,9 @@
 namespace trainer::kube::detail {
 namespace {
 
-using trainer::detail::find_array;
-using trainer::detail::find_object;
-using trainer::detail::find_string;
+using trainer::find_array;
+using trainer::find_object;
+using trainer::find_string;
 
 std::vector<std::string> strings_at(const boost::json::object& object, std::string_view key) {
   std::vector<std::string> out;

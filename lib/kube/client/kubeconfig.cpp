@@ -6,9 +6,9 @@
 // cluster and user are checked; one problem reads as itself, several as client-go's aggregate).
 #include "kube/client/config_files.hpp"
 #include "kube/client/kubeconfig_merge.hpp"
-#include "kube/names.hpp"
 #include "trainer/base64.hpp"
 #include "trainer/kube.hpp"
+#include "trainer/names.hpp"
 
 #include <boost/json/array.hpp>
 
@@ -375,7 +375,7 @@ Result<Config> config_from_kubeconfig(const MergedKubeconfig& merged, const Load
       apply_user(config.user, it->second, config, errors, decode_error);
     }
   }
-  if (!ctx_namespace.empty() && !trainer::detail::is_dns1123_label(ctx_namespace).empty()) {
+  if (!ctx_namespace.empty() && !trainer::is_dns1123_label(ctx_namespace).empty()) {
     errors.push_back("namespace \"" + ctx_namespace + "\" for context \"" + context_name +
                      "\" does not conform to the kubernetes DNS_LABEL rules");
   }

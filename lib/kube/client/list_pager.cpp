@@ -1,19 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "kube/client/list_pager.hpp"
 
-#include "api/json_path.hpp"
 #include "kube/client/client_impl.hpp"
 #include "kube/client/paths.hpp"
 #include "kube/client/status_error.hpp"
+#include "trainer/json_path.hpp"
 
 #include <utility>
 
 namespace trainer::kube {
 namespace detail {
 
-using trainer::detail::find_array;
-using trainer::detail::find_object;
-using trainer::detail::find_string;
+using trainer::find_array;
+using trainer::find_object;
+using trainer::find_string;
 
 Result<boost::json::object> merge_pages(std::int64_t limit, const PageFetcher& fetch_page,
                                         std::string_view key) {
@@ -32,7 +32,7 @@ Result<boost::json::object> merge_pages(std::int64_t limit, const PageFetcher& f
     if (page == 0) {
       merged = std::move(*answer);
     } else if (auto* more = find_array(*answer, key)) {
-      auto& all = trainer::detail::ensure_array(merged, key);
+      auto& all = trainer::ensure_array(merged, key);
       for (auto& entry : *more) all.push_back(std::move(entry));
     }
     if (continue_token.empty()) break;

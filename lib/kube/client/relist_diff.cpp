@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "kube/client/relist_diff.hpp"
 
-#include "api/json_path.hpp"
+#include "trainer/json_path.hpp"
 
 namespace trainer::kube::detail {
 
-using trainer::detail::find_object;
-using trainer::detail::find_string;
+using trainer::find_object;
+using trainer::find_string;
 
 std::string object_key(const boost::json::object& object) {
   const auto* metadata = find_object(object, "metadata");

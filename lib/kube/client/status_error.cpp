@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "kube/client/status_error.hpp"
 
-#include "api/json_path.hpp"
 #include "kube/client/json_body.hpp"
+#include "trainer/json_path.hpp"
 
 #include <cctype>
 #include <set>
@@ -11,10 +11,10 @@
 namespace trainer::kube::detail {
 namespace {
 
-using trainer::detail::find_array;
-using trainer::detail::find_int;
-using trainer::detail::find_object;
-using trainer::detail::find_string;
+using trainer::find_array;
+using trainer::find_int;
+using trainer::find_object;
+using trainer::find_string;
 
 FieldErrorType field_type_for(std::string_view reason) {
   for (const auto type :

@@ -6,12 +6,12 @@
 // cancellable backoff when it failed); 410 Expired, as an answer or as an ERROR event inside
 // the 200 stream, relists and delivers the difference against the objects known.
 #include "api/backoff.hpp"
-#include "api/json_path.hpp"
 #include "kube/client/cancellable_wait.hpp"
 #include "kube/client/client_impl.hpp"
 #include "kube/client/paths.hpp"
 #include "kube/client/relist_diff.hpp"
 #include "kube/client/watch_stream.hpp"
+#include "trainer/json_path.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -118,13 +118,12 @@ Result<void> Client::watch(const Resource& resource, std::string_view ns,
         continue;
       }
       static const boost::json::array kNoItems;
-      const auto* items = trainer::detail::find_array(*list, "items");
+      const auto* items = trainer::find_array(*list, "items");
       for (const auto& event : detail::relist_events(known, items ? *items : kNoItems, resource)) {
         if (!on_event(event)) return {};
       }
-      const auto* metadata = trainer::detail::find_object(*list, "metadata");
-      version =
-          metadata ? trainer::detail::find_string(*metadata, "resourceVersion").value_or("") : "";
+      const auto* metadata = trainer::find_object(*list, "metadata");
+      version = metadata ? trainer::find_string(*metadata, "resourceVersion").value_or("") : "";
       need_list = false;
     }
 

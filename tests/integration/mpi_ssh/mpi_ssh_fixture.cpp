@@ -122,7 +122,7 @@ int render(const std::vector<std::string>& args) {
   auto plugin = plugins::make_mpi_plugin();
   auto& enforcer = dynamic_cast<EnforceMLPolicyPlugin&>(*plugin);
   auto& builder = dynamic_cast<ComponentBuilderPlugin&>(*plugin);
-  if (auto r = enforcer.enforce_ml_policy(info, job); !r) return fail(r.error().message);
+  if (auto r = enforcer.enforce_ml_policy(info, job, ctx); !r) return fail(r.error().message);
   if (info.template_spec.pod_sets[0].count != static_cast<std::int32_t>(nodes.size())) {
     return fail("unexpected node count");
   }

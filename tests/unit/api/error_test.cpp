@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "trainer/error.hpp"
 
-#include "api/go_quote.hpp"
-
 #include <catch2/catch.hpp>
 
 using trainer::FieldError;
@@ -46,7 +44,7 @@ TEST_CASE("an invalid Error aggregates its field errors like ToAggregate", "[err
 }
 
 TEST_CASE("go_quote escapes like Go's %q", "[error]") {
-  using trainer::detail::go_quote;
+  using trainer::go_quote;
   CHECK(go_quote("") == "\"\"");
   CHECK(go_quote("high-priority") == "\"high-priority\"");
   CHECK(go_quote("a\"b\\c") == "\"a\\\"b\\\\c\"");

@@ -24,29 +24,49 @@ class Recorder final : public trainer::CustomValidationPlugin,
   Recorder(std::string name, std::vector<std::string>* log, std::string fail_in = {})
       : name_(std::move(name)), log_(log), fail_in_(std::move(fail_in)) {}
   std::string_view name() const override { return name_; }
+  trainer::Phases phases() const override {
+    using trainer::Phase;
+    return {Phase::kCustomValidation, Phase::kEnforceMLPolicy,     Phase::kEnforcePodGroupPolicy,
+            Phase::kEnforcePodSpec,   Phase::kPreComponentBuilder, Phase::kComponentBuilder};
+  }
   trainer::ValidationResult validate(const Info&, const TrainJob*, const TrainJob&,
-                                     const RenderContext&) override {
+                                     const trainer::PluginContext& ctx) override {
+    seen(ctx);
     log_->push_back(name_ + ":validate");
     trainer::ValidationResult r;
     r.warnings.push_back(name_ + " warns");
     r.errors.push_back(trainer::field_required("spec." + name_, "from " + name_));
     return r;
   }
-  Result<void> enforce_ml_policy(Info&, TrainJob&) override { return step("ml"); }
-  Result<void> enforce_pod_group_policy(Info&, const TrainJob&) override { return step("pg"); }
-  Result<void> enforce_pod_spec(Info&, const TrainJob&, const RenderContext&) override {
-    return step("podspec");
+  Result<void> enforce_ml_policy(Info&, TrainJob&, const trainer::PluginContext& ctx) override {
+    return step("ml", ctx);
   }
-  Result<void> pre_build_sync(Info&, const TrainJob&) override { return step("prebuild"); }
+  Result<void> enforce_pod_group_policy(Info&, const TrainJob&,
+                                        const trainer::PluginContext& ctx) override {
+    return step("pg", ctx);
+  }
+  Result<void> enforce_pod_spec(Info&, const TrainJob&,
+                                const trainer::PluginContext& ctx) override {
+    return step("podspec", ctx);
+  }
+  Result<void> pre_build_sync(Info&, const TrainJob&, const trainer::PluginContext& ctx) override {
+    return step("prebuild", ctx);
+  }
   Result<std::vector<boost::json::value>> build(const Info&, const TrainJob&,
-                                                const RenderContext&) override {
-    if (auto r = step("build"); !r) return tl::unexpected(r.error());
+                                                const trainer::PluginContext& ctx) override {
+    if (auto r = step("build", ctx); !r) return tl::unexpected(r.error());
     return std::vector<boost::json::value>{boost::json::object{
         {"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", name_}}}}};
   }
 
  private:
-  Result<void> step(const std::string& phase) {
+  // What every phase saw of the context: the UID of the render and the framework's options.
+  void seen(const trainer::PluginContext& ctx) {
+    contexts.push_back(ctx.inputs.train_job_uid + "/" + ctx.config.operator_namespace + "/" +
+                       (ctx.feature_gates.trainjob_status ? "status" : "-"));
+  }
+  Result<void> step(const std::string& phase, const trainer::PluginContext& ctx) {
+    seen(ctx);
     log_->push_back(name_ + ":" + phase);
     if (phase == fail_in_) return trainer::fail(trainer::ErrorCode::kInvalid, name_ + " failed");
     return {};
@@ -54,6 +74,9 @@ class Recorder final : public trainer::CustomValidationPlugin,
   std::string name_;
   std::vector<std::string>* log_;
   std::string fail_in_;
+
+ public:
+  std::vector<std::string> contexts;
 };
 
 // Implements only the ML-policy extension point.
@@ -61,7 +84,8 @@ class MlOnly final : public trainer::EnforceMLPolicyPlugin {
  public:
   explicit MlOnly(std::vector<std::string>* log) : log_(log) {}
   std::string_view name() const override { return "MlOnly"; }
-  Result<void> enforce_ml_policy(Info&, TrainJob&) override {
+  trainer::Phases phases() const override { return {trainer::Phase::kEnforceMLPolicy}; }
+  Result<void> enforce_ml_policy(Info&, TrainJob&, const trainer::PluginContext&) override {
     log_->push_back("MlOnly:ml");
     return {};
   }
@@ -71,12 +95,38 @@ class MlOnly final : public trainer::EnforceMLPolicyPlugin {
 };
 
 trainer::Framework make(std::vector<std::string>* log, const std::string& fail_a = {}) {
-  std::vector<std::unique_ptr<trainer::Plugin>> plugins;
-  plugins.push_back(std::make_unique<Recorder>("A", log, fail_a));
-  plugins.push_back(std::make_unique<MlOnly>(log));
-  plugins.push_back(std::make_unique<Recorder>("B", log));
-  return trainer::Framework(std::move(plugins));
+  const trainer::Registry registry = {
+      {"A", [=] { return std::make_shared<Recorder>("A", log, fail_a); }},
+      {"MlOnly", [=] { return std::make_shared<MlOnly>(log); }},
+      {"B", [=] { return std::make_shared<Recorder>("B", log); }},
+  };
+  auto fw = trainer::Framework::from_registry(registry);
+  REQUIRE(fw);
+  return std::move(*fw);
 }
+
+// Derives from every interface but takes part only in the phases it lists.
+class Partial final : public trainer::EnforceMLPolicyPlugin,
+                      public trainer::ComponentBuilderPlugin {
+ public:
+  explicit Partial(trainer::Phases phases) : phases_(phases) {}
+  std::string_view name() const override { return "Partial"; }
+  trainer::Phases phases() const override { return phases_; }
+  Result<void> enforce_ml_policy(Info&, TrainJob&, const trainer::PluginContext&) override {
+    ++ml_calls;
+    return {};
+  }
+  Result<std::vector<boost::json::value>> build(const Info&, const TrainJob&,
+                                                const trainer::PluginContext&) override {
+    ++build_calls;
+    return std::vector<boost::json::value>{};
+  }
+  int ml_calls = 0;
+  int build_calls = 0;
+
+ private:
+  trainer::Phases phases_;
+};
 
 }  // namespace
 
@@ -86,10 +136,10 @@ TEST_CASE("Framework partitions plugins per extension point, in plugin order") {
   Info info;
   TrainJob job;
   RenderContext ctx;
-  REQUIRE(fw.run_enforce_ml_policy(info, job));
-  REQUIRE(fw.run_enforce_pod_group_policy(info, job));
+  REQUIRE(fw.run_enforce_ml_policy(info, job, ctx));
+  REQUIRE(fw.run_enforce_pod_group_policy(info, job, ctx));
   REQUIRE(fw.run_enforce_pod_spec(info, job, ctx));
-  REQUIRE(fw.run_pre_build_sync(info, job));
+  REQUIRE(fw.run_pre_build_sync(info, job, ctx));
   auto objects = fw.run_component_builders(info, job, ctx);
   REQUIRE(objects);
   REQUIRE(objects->size() == 2);
@@ -118,7 +168,7 @@ TEST_CASE("Framework enforce and build phases stop at the first error") {
     Info info;
     TrainJob job;
     if (phase == "ml") {
-      auto r = fw.run_enforce_ml_policy(info, job);
+      auto r = fw.run_enforce_ml_policy(info, job, RenderContext{});
       REQUIRE_FALSE(r);
       CHECK(r.error().message == "A failed");
       CHECK(log == std::vector<std::string>{"A:ml"});
@@ -146,10 +196,68 @@ TEST_CASE("default_registry lists the built-in plugins in the documented order")
   const auto registry = trainer::default_registry(gates);
   CHECK(names(registry) == with_status);
   const auto fw = trainer::Framework::from_registry(registry);
-  REQUIRE(fw.plugins().size() == registry.size());
+  REQUIRE(fw);
+  REQUIRE(fw->plugins().size() == registry.size());
   for (std::size_t i = 0; i < registry.size(); ++i) {
-    CHECK(fw.plugins()[i]->name() == registry[i].name);
+    CHECK(fw->plugins()[i]->name() == registry[i].name);
   }
+}
+
+TEST_CASE("every phase gets the render's inputs and the options the Framework is bound to") {
+  std::vector<std::string> log;
+  auto recorder = std::make_shared<Recorder>("Paddle", &log);
+  trainer::FrameworkOptions options;
+  options.feature_gates.trainjob_status = true;
+  options.config.operator_namespace = "ops";
+  auto fw = trainer::Framework::from_registry({{"Paddle", [&] { return recorder; }}}, options);
+  REQUIRE(fw);
+  CHECK(fw->feature_gates().trainjob_status);
+  CHECK(fw->config().operator_namespace == "ops");
+  RenderContext ctx;
+  ctx.train_job_uid = "u1";
+  Info info;
+  TrainJob job;
+  CHECK_FALSE(fw->run_custom_validation(info, nullptr, job, ctx).ok());
+  REQUIRE(fw->run_enforce_ml_policy(info, job, ctx));
+  REQUIRE(fw->run_enforce_pod_group_policy(info, job, ctx));
+  REQUIRE(fw->run_enforce_pod_spec(info, job, ctx));
+  REQUIRE(fw->run_pre_build_sync(info, job, ctx));
+  REQUIRE(fw->run_component_builders(info, job, ctx));
+  CHECK(recorder->contexts == std::vector<std::string>(6, "u1/ops/status"));
+
+  // with_config: the same plugin instances, another operator configuration.
+  trainer::OperatorConfig other;
+  other.operator_namespace = "elsewhere";
+  const trainer::Framework rebound = fw->with_config(other);
+  CHECK(rebound.plugins().back() == fw->plugins().back());
+  CHECK(rebound.feature_gates().trainjob_status);
+  recorder->contexts.clear();
+  REQUIRE(rebound.run_enforce_ml_policy(info, job, ctx));
+  CHECK(recorder->contexts == std::vector<std::string>{"u1/elsewhere/status"});
+  CHECK(fw->config().operator_namespace == "ops");
+}
+
+TEST_CASE("a plugin takes part only in the phases it lists") {
+  auto partial = std::make_shared<Partial>(trainer::Phases{trainer::Phase::kComponentBuilder});
+  auto fw = trainer::Framework::from_registry({{"Partial", [&] { return partial; }}});
+  REQUIRE(fw);
+  Info info;
+  TrainJob job;
+  REQUIRE(fw->run_enforce_ml_policy(info, job, RenderContext{}));
+  REQUIRE(fw->run_component_builders(info, job, RenderContext{}));
+  CHECK(partial->ml_calls == 0);
+  CHECK(partial->build_calls == 1);
+}
+
+TEST_CASE("a plugin that lists a phase it does not implement is refused") {
+  auto fw = trainer::Framework::with_plugins(
+      {}, {std::make_shared<Partial>(
+              trainer::Phases{trainer::Phase::kEnforceMLPolicy, trainer::Phase::kEnforcePodSpec})});
+  REQUIRE_FALSE(fw);
+  CHECK(fw.error().code == trainer::ErrorCode::kInvalid);
+  CHECK(fw.error().message ==
+        "plugin \"Partial\" lists phase EnforcePodSpec but does not implement "
+        "EnforcePodSpecPlugin");
 }
 
 TEST_CASE("RenderContext::find without a lookup finds nothing") {

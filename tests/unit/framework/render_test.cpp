@@ -296,7 +296,7 @@ TEST_CASE("rendering from 8 threads at once gives each input its own output") {
   std::atomic<int> failures{0};
   std::vector<std::thread> threads;
   const trainer::Framework shared =
-      trainer::Framework::from_registry(trainer::default_registry({}));
+      *trainer::Framework::from_registry(trainer::default_registry({}));
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       const std::string n = std::to_string(t);

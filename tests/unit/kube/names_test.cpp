@@ -4,14 +4,14 @@
 // the message texts are spelled out literally, as Kubernetes prints them.
 #include <catch2/catch.hpp>
 
-#include "kube/names.hpp"
+#include "trainer/names.hpp"
 
 #include <string>
 #include <vector>
 
 namespace {
 
-using trainer::detail::Messages;
+using Messages = trainer::NameMessages;
 
 const std::string kLabelMsg =
     "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "
@@ -65,7 +65,7 @@ void expect_messages(Rule rule, const std::string& value, const Messages& messag
 }  // namespace
 
 TEST_CASE("is_dns1123_label", "[names]") {
-  using trainer::detail::is_dns1123_label;
+  using trainer::is_dns1123_label;
   expect_valid(is_dns1123_label, {"a", "ab", "abc", "a1", "a-1", "a--1--2--b", "0", "01", "0-1",
                                   "1-a", "my-name", "123-abc", std::string(63, 'a')});
   for (const char* bad : {"", "A", "ABC", "aBc", "A1", "a-1-B", "-", "a-", "-a", "1-", "-1", "_",
@@ -84,7 +84,7 @@ TEST_CASE("is_dns1123_label", "[names]") {
 }
 
 TEST_CASE("is_dns1123_subdomain", "[names]") {
-  using trainer::detail::is_dns1123_subdomain;
+  using trainer::is_dns1123_subdomain;
   expect_valid(is_dns1123_subdomain,
                {"a", "ab", "a1", "a-1", "0", "a.a", "a.b.c.d", "1.2.3.4", "a-1.b-2", "example.com",
                 std::string(253, 'a'), std::string(63, 'a') + "." + std::string(100, 'b')});
@@ -99,7 +99,7 @@ TEST_CASE("is_dns1123_subdomain", "[names]") {
 }
 
 TEST_CASE("is_dns1035_label", "[names]") {
-  using trainer::detail::is_dns1035_label;
+  using trainer::is_dns1035_label;
   expect_valid(is_dns1035_label,
                {"a", "ab", "a1", "a-1", "a--1--2--b", "my-name", "abc-123", std::string(63, 'a')});
   for (const char* bad :
@@ -112,7 +112,7 @@ TEST_CASE("is_dns1035_label", "[names]") {
 }
 
 TEST_CASE("is_qualified_name", "[names]") {
-  using trainer::detail::is_qualified_name;
+  using trainer::is_qualified_name;
   expect_valid(is_qualified_name,
                {"simple", "now-with-dashes", "1-starts-with-num", "1234", "simple/simple",
                 "now-with-dashes/simple", "now-with-dashes/now-with-dashes", "now.with.dots/simple",
@@ -143,7 +143,7 @@ TEST_CASE("is_qualified_name", "[names]") {
 }
 
 TEST_CASE("is_valid_label_value", "[names]") {
-  using trainer::detail::is_valid_label_value;
+  using trainer::is_valid_label_value;
   expect_valid(is_valid_label_value,
                {"", "simple", "now-with-dashes", "1-starts-with-num", "end-with-num-1", "1234",
                 std::string(63, 'a'), "A", "Aa_b.c-D", "MyValue", "my_value", "12345", "a..b"});
@@ -158,7 +158,7 @@ TEST_CASE("is_valid_label_value", "[names]") {
 }
 
 TEST_CASE("is_c_identifier", "[names]") {
-  using trainer::detail::is_c_identifier;
+  using trainer::is_c_identifier;
   expect_valid(
       is_c_identifier,
       {"a",   "ab",         "abc",       "a1",  "_a",         "a_",        "a_b",
@@ -172,7 +172,7 @@ TEST_CASE("is_c_identifier", "[names]") {
 }
 
 TEST_CASE("is_env_var_name", "[names]") {
-  using trainer::detail::is_env_var_name;
+  using trainer::is_env_var_name;
   expect_valid(is_env_var_name,
                {"A", "ABC", "AbC_123", "_123", "A_B_C", "A.B.C", "A-B-C", "-A", ".A", "_", "-",
                 "a.", "a-", "my.env-name", "MY_ENV.NAME", "MyEnvName1", ".env", "PYTHONPATH"});
@@ -186,7 +186,7 @@ TEST_CASE("is_env_var_name", "[names]") {
 }
 
 TEST_CASE("is_config_map_key", "[names]") {
-  using trainer::detail::is_config_map_key;
+  using trainer::is_config_map_key;
   const std::string msg =
       "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. "
       "'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is "
@@ -207,7 +207,7 @@ TEST_CASE("is_config_map_key", "[names]") {
 
 TEST_CASE("is_domain_prefixed_path", "[names]") {
   using trainer::FieldErrorType;
-  using trainer::detail::is_domain_prefixed_path;
+  using trainer::is_domain_prefixed_path;
   const std::string path = "spec.runtimePatches[0].manager";
   for (const char* ok : {"kubeflow.org/trainer", "trainer.kubeflow.org/trainjob-controller", "a/b",
                          "acme.io/foo/bar", "example.com/a-b_c.d~e%20!$&'()*+,;=:"}) {

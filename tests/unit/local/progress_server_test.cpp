@@ -62,8 +62,12 @@ TEST_CASE("progress server: its CA, service name and render hook") {
     if (kind == "ConfigMap") return json::value(json::object{{"kind", "ConfigMap"}});
     return std::nullopt;
   };
-  s.configure(ctx);
-  CHECK(ctx.config.status_server_port == static_cast<std::int32_t>(s.port()));
+  trainer::OperatorConfig base;
+  base.operator_namespace = "replaced";
+  const trainer::Framework fw = s.configure(ctx, trainer::default_framework({}).with_config(base));
+  CHECK(fw.config().status_server_port == static_cast<std::int32_t>(s.port()));
+  CHECK(fw.config().operator_namespace == "kubeflow-system");
+  CHECK(fw.plugins() == trainer::default_framework({}).plugins());
   auto secret = ctx.find("v1", "Secret", "kubeflow-system", "kubeflow-trainer-webhook-cert");
   REQUIRE(secret);
   const auto ca_text = trainer::base64_decode(secret->at("data").at("ca.crt").as_string());

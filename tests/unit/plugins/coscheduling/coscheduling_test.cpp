@@ -113,7 +113,7 @@ TEST_CASE("coscheduling: no action without the coscheduling policy", "[coschedul
   volcano_only.runtime_policy.pod_group_policy->volcano = trainer::VolcanoPodGroupPolicySource{};
 
   for (Info* info : {&no_policy, &volcano_only}) {
-    REQUIRE(enforcer->enforce_pod_group_policy(*info, job).has_value());
+    REQUIRE(enforcer->enforce_pod_group_policy(*info, job, trainer::RenderContext{}).has_value());
     CHECK(info->scheduler.pod_labels.empty());
     CHECK(info->scheduler.pod_annotations.empty());
     auto objects = builder->build(*info, job, ctx);
@@ -128,7 +128,10 @@ TEST_CASE("coscheduling: pod-group label on every pod template", "[coscheduling]
   auto* enforcer = dynamic_cast<EnforcePodGroupPolicyPlugin*>(plugin.get());
   Info info = coscheduling_info(30, {pod_set("node", 1)});
   info.scheduler.pod_labels["existing"] = "kept";
-  REQUIRE(enforcer->enforce_pod_group_policy(info, train_job("test-job", "default")).has_value());
+  REQUIRE(enforcer
+              ->enforce_pod_group_policy(info, train_job("test-job", "default"),
+                                         trainer::RenderContext{})
+              .has_value());
   CHECK(info.scheduler.pod_labels ==
         trainer::StringMap{{"existing", "kept"}, {"scheduling.x-k8s.io/pod-group", "test-job"}});
   CHECK(info.scheduler.pod_annotations.empty());

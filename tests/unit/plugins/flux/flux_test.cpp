@@ -38,7 +38,7 @@ trainer::Result<void> enforce(trainer::Info& info, trainer::TrainJob& job) {
   auto p = plugin();
   auto* e = dynamic_cast<trainer::EnforceMLPolicyPlugin*>(p.get());
   REQUIRE(e != nullptr);
-  return e->enforce_ml_policy(info, job);
+  return e->enforce_ml_policy(info, job, trainer::RenderContext{});
 }
 
 trainer::Result<std::vector<json::value>> build(const trainer::Info& info,

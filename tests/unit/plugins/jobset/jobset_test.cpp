@@ -102,7 +102,7 @@ TEST_CASE("PreBuildSync: endpoints per replica and pod, parallelism on every job
   Fixture f;
   const auto j = job();
   auto info = f.info(j);
-  REQUIRE(f.pre().pre_build_sync(info, j));
+  REQUIRE(f.pre().pre_build_sync(info, j, trainer::RenderContext{}));
   const auto& sets = info.template_spec.pod_sets;
   CHECK(sets[0].endpoints.to_vector() ==
         std::vector<std::string>{"tj-dataset-initializer-0-0.sub"});
@@ -143,7 +143,7 @@ TEST_CASE("Build: PodSet changes, initializer, trainer, scheduler metadata, susp
   info.scheduler.pod_labels["pg"] = "tj";
   info.scheduler.pod_annotations["note"] = "x";
   info.labels["l"] = "v";
-  REQUIRE(f.pre().pre_build_sync(info, j));
+  REQUIRE(f.pre().pre_build_sync(info, j, trainer::RenderContext{}));
   auto built = f.builder().build(info, j, f.ctx);
   REQUIRE(built);
   REQUIRE(built->size() == 1);
@@ -330,7 +330,7 @@ TEST_CASE("PreBuildSync: endpoints of a very large PodSet are named on demand") 
     const auto j = job("  trainer: {numNodes: " + std::to_string(nodes) + "}\n");
     auto info = f.info(j);
     info.template_spec.pod_sets[1].count = nodes;
-    REQUIRE(f.pre().pre_build_sync(info, j));
+    REQUIRE(f.pre().pre_build_sync(info, j, trainer::RenderContext{}));
     const auto& node = info.template_spec.pod_sets[1].endpoints;
     CHECK(node.size() == static_cast<std::size_t>(nodes));
     CHECK(node.front() == "tj-node-0-0.sub");

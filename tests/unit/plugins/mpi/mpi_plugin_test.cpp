@@ -134,7 +134,7 @@ TEST_CASE("MPI: conformance 18, separate launcher, slots from numProcPerNode", "
   Fixture f;
   Info info = conformance18_info();
   TrainJob job = job_named("test-job", 2, 8);
-  REQUIRE(f.enforcer().enforce_ml_policy(info, job));
+  REQUIRE(f.enforcer().enforce_ml_policy(info, job, trainer::RenderContext{}));
 
   CHECK(info.runtime_policy.ml_policy->mpi->num_proc_per_node == 8);
   const auto& ps = info.template_spec.pod_sets;
@@ -200,7 +200,7 @@ TEST_CASE("MPI: runLauncherAsNode (reference 7.2): counts, hostfile order, mount
        pod_set("launcher", "trainer",
                {container("node", json::parse(R"([{"name": "X", "value": "1"}])").as_array())})});
   TrainJob job = job_named("ds", 3, 2);
-  REQUIRE(f.enforcer().enforce_ml_policy(info, job));
+  REQUIRE(f.enforcer().enforce_ml_policy(info, job, trainer::RenderContext{}));
   const auto& ps = info.template_spec.pod_sets;
   CHECK(ps[0].count == 2);  // max(3 - 1, 1)
   CHECK(ps[0].containers[0].volume_mounts ==
@@ -236,7 +236,7 @@ TEST_CASE("MPI: node counts", "[mpi]") {
                            pod_set("node", "trainer", {container("node")})});
     info.template_spec.pod_sets[1].count = 5;
     TrainJob job = job_named("j", num_nodes);
-    REQUIRE(f.enforcer().enforce_ml_policy(info, job));
+    REQUIRE(f.enforcer().enforce_ml_policy(info, job, trainer::RenderContext{}));
     CHECK(info.template_spec.pod_sets[0].count == 1);
     return *info.template_spec.pod_sets[1].count;
   };
@@ -269,7 +269,7 @@ TEST_CASE("MPI: slots from the GPU count (reference 3.8, 4.3.1)", "[mpi]") {
     if (job_resources) {
       job.spec.trainer->resources_per_node = json::parse(*job_resources).as_object();
     }
-    REQUIRE(f.enforcer().enforce_ml_policy(info, job));
+    REQUIRE(f.enforcer().enforce_ml_policy(info, job, trainer::RenderContext{}));
     const auto slots = info.runtime_policy.ml_policy->mpi->num_proc_per_node.value();
     CHECK(info.template_spec.pod_sets[0].containers[0].env[2].at("value") ==
           json::value(std::to_string(slots)));
@@ -294,9 +294,9 @@ TEST_CASE("MPI: only containers named node get mounts and env (reference Q8); id
                       pod_set("node", "trainer", {container("node")}),
                       pod_set("other", std::nullopt, {container("node")})});
   TrainJob job = job_named("test-job", 2);
-  REQUIRE(f.enforcer().enforce_ml_policy(info, job));
+  REQUIRE(f.enforcer().enforce_ml_policy(info, job, trainer::RenderContext{}));
   const Info once = info;
-  REQUIRE(f.enforcer().enforce_ml_policy(info, job));
+  REQUIRE(f.enforcer().enforce_ml_policy(info, job, trainer::RenderContext{}));
   const auto& ps = info.template_spec.pod_sets;
   CHECK(ps[0].containers[0].env.empty());
   CHECK(ps[0].containers[0].volume_mounts.empty());
@@ -321,7 +321,7 @@ TEST_CASE("MPI: implementations other than OpenMPI are refused before any change
     Info info = conformance18_info();
     info.runtime_policy.ml_policy->mpi->mpi_implementation = impl;
     TrainJob job = job_named("test-job", 2, 8);
-    auto r = f.enforcer().enforce_ml_policy(info, job);
+    auto r = f.enforcer().enforce_ml_policy(info, job, trainer::RenderContext{});
     REQUIRE_FALSE(r);
     CHECK(r.error().code == ErrorCode::kUnsupported);
     CHECK(r.error().message == std::string("MPI implementation \"") + impl +
@@ -344,7 +344,7 @@ TEST_CASE("MPI: inactive without mlPolicy.mpi", "[mpi]") {
   TrainJob job = job_named("test-job", 2, 8);
   job.spec.trainer->env.push_back(json::object{{"name", "OMPI_MCA_plm_rsh_args"}, {"value", "x"}});
   const Info before = info;
-  REQUIRE(f.enforcer().enforce_ml_policy(info, job));
+  REQUIRE(f.enforcer().enforce_ml_policy(info, job, trainer::RenderContext{}));
   CHECK(info.template_spec.pod_sets[2].volumes == before.template_spec.pod_sets[2].volumes);
   CHECK(info.template_spec.pod_sets[3].count == 1);
   auto objects = f.builder().build(info, job, f.ctx);
@@ -365,7 +365,7 @@ TEST_CASE("MPI: an existing Secret is kept (immutable), the hostfile is always b
   };
   Info info = conformance18_info();
   TrainJob job = job_named("test-job", 2, 8);
-  REQUIRE(f.enforcer().enforce_ml_policy(info, job));
+  REQUIRE(f.enforcer().enforce_ml_policy(info, job, trainer::RenderContext{}));
   auto objects = f.builder().build(info, job, f.ctx);
   REQUIRE(objects);
   REQUIRE(objects->size() == 1);
@@ -382,7 +382,7 @@ TEST_CASE("MPI: key generation failures stop the build", "[mpi]") {
   };
   Info info = conformance18_info();
   TrainJob job = job_named("test-job", 2, 8);
-  REQUIRE(f.enforcer().enforce_ml_policy(info, job));
+  REQUIRE(f.enforcer().enforce_ml_policy(info, job, trainer::RenderContext{}));
   auto objects = f.builder().build(info, job, f.ctx);
   REQUIRE_FALSE(objects);
   CHECK(objects.error().code == ErrorCode::kUser);
@@ -396,7 +396,7 @@ TEST_CASE("MPI: without a key generator in the context a fresh P-521 key is used
   Info info = conformance18_info();
   TrainJob job = job_named("test-job", 2, 8);
   job.metadata.uid = "own-uid";
-  REQUIRE(f.enforcer().enforce_ml_policy(info, job));
+  REQUIRE(f.enforcer().enforce_ml_policy(info, job, trainer::RenderContext{}));
   auto objects = f.builder().build(info, job, f.ctx);
   REQUIRE(objects);
   REQUIRE(objects->size() == 2);

@@ -13,7 +13,7 @@ trainer::Result<void> enforce(trainer::Info& info, trainer::TrainJob& job) {
   auto plugin = trainer::plugins::make_plainml_plugin();
   auto* p = dynamic_cast<trainer::EnforceMLPolicyPlugin*>(plugin.get());
   REQUIRE(p != nullptr);
-  return p->enforce_ml_policy(info, job);
+  return p->enforce_ml_policy(info, job, trainer::RenderContext{});
 }
 
 trainer::TrainJob job_with_nodes_and_env() {

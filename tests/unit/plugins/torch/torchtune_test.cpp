@@ -47,7 +47,7 @@ Strings rewrite(trainer::TrainJob& job, const char* runtime_resources) {
   auto plugin = trainer::plugins::make_torch_plugin();
   auto* p = dynamic_cast<trainer::EnforceMLPolicyPlugin*>(plugin.get());
   REQUIRE(p != nullptr);
-  REQUIRE(p->enforce_ml_policy(info, job));
+  REQUIRE(p->enforce_ml_policy(info, job, trainer::RenderContext{}));
   const auto& c = info.template_spec.pod_sets[0].containers[0];
   // Torchtune gets PET_* but no master env on the main container.
   CHECK(env_value(c, "PET_MASTER_ADDR") == "<absent>");

@@ -119,6 +119,8 @@ Info trainer_info(std::vector<Container> containers) {
 TEST_CASE("trainjobstatus: registry name and interfaces", "[trainjobstatus]") {
   Fixture f;
   CHECK(f.plugin->name() == "TrainJobStatus");
+  CHECK(f.plugin->phases() ==
+        trainer::Phases{trainer::Phase::kEnforcePodSpec, trainer::Phase::kComponentBuilder});
   CHECK(dynamic_cast<trainer::CustomValidationPlugin*>(f.plugin.get()) == nullptr);
   CHECK(dynamic_cast<trainer::EnforcePodGroupPolicyPlugin*>(f.plugin.get()) == nullptr);
 }
@@ -172,10 +174,12 @@ TEST_CASE("trainjobstatus: only the first trainer-ancestor PodSet", "[trainjobst
 TEST_CASE("trainjobstatus: operator configuration shapes the URL", "[trainjobstatus]") {
   Fixture f;
   Info info = trainer_info({container("node")});
-  RenderContext ctx;
-  ctx.config.webhook_service_name = "trainer-svc";
-  ctx.config.operator_namespace = "ops";
-  ctx.config.status_server_port = 8443;
+  const RenderContext inputs;
+  trainer::OperatorConfig config;
+  config.webhook_service_name = "trainer-svc";
+  config.operator_namespace = "ops";
+  config.status_server_port = 8443;
+  const trainer::PluginContext ctx(inputs, trainer::kDefaultFeatureGates, config);
   REQUIRE(f.enforcer.enforce_pod_spec(info, train_job("my-job", "team-a"), ctx).has_value());
   const PodSet& ps = info.template_spec.pod_sets[0];
   CHECK(ps.containers[0].env.at(0).at("value") ==
@@ -214,8 +218,10 @@ TEST_CASE("trainjobstatus: existing env, mounts and volumes are upserted", "[tra
 
 TEST_CASE("trainjobstatus: missing status server port", "[trainjobstatus]") {
   Fixture f;
-  RenderContext ctx;
-  ctx.config.status_server_port.reset();
+  const RenderContext inputs;
+  trainer::OperatorConfig config;
+  config.status_server_port.reset();
+  const trainer::PluginContext ctx(inputs, trainer::kDefaultFeatureGates, config);
   Info info = trainer_info({container("node")});
   auto result = f.enforcer.enforce_pod_spec(info, train_job(), ctx);
   REQUIRE_FALSE(result.has_value());
@@ -260,9 +266,11 @@ TEST_CASE("trainjobstatus: Secret name and namespace from the operator configura
           "[trainjobstatus]") {
   Fixture f;
   std::vector<Lookup> calls;
-  RenderContext ctx = context(&calls, secret_with({{"ca.crt", "LS0tLS1CRUdJTg=="}}));
-  ctx.config.operator_namespace = "trainer-system";
-  ctx.config.webhook_secret_name = "my-cert";
+  const RenderContext inputs = context(&calls, secret_with({{"ca.crt", "LS0tLS1CRUdJTg=="}}));
+  trainer::OperatorConfig config;
+  config.operator_namespace = "trainer-system";
+  config.webhook_secret_name = "my-cert";
+  const trainer::PluginContext ctx(inputs, trainer::kDefaultFeatureGates, config);
   auto objects = f.builder.build(Info{}, train_job("j", "ns"), ctx);
   REQUIRE(objects.has_value());
   CHECK(objects->at(0).at("data").at("ca.crt") == "-----BEGIN");

@@ -143,7 +143,9 @@ TEST_CASE("volcano: no action without the volcano policy", "[volcano]") {
 
   for (Info* info : {&no_policy, &coscheduling_only}) {
     CHECK(f.errors(*info, ctx).empty());
-    REQUIRE(f.enforcer.enforce_pod_group_policy(*info, train_job("j", "ns")).has_value());
+    REQUIRE(
+        f.enforcer.enforce_pod_group_policy(*info, train_job("j", "ns"), trainer::RenderContext{})
+            .has_value());
     CHECK(info->scheduler.pod_annotations.empty());
     CHECK(info->scheduler.pod_labels.empty());
     auto objects = f.builder.build(*info, train_job("j", "ns"), ctx);
@@ -156,7 +158,10 @@ TEST_CASE("volcano: no action without the volcano policy", "[volcano]") {
 TEST_CASE("volcano: group-name annotation on every pod template", "[volcano]") {
   Fixture f;
   Info info = volcano_info();
-  REQUIRE(f.enforcer.enforce_pod_group_policy(info, train_job("test-trainjob", "")).has_value());
+  REQUIRE(
+      f.enforcer
+          .enforce_pod_group_policy(info, train_job("test-trainjob", ""), trainer::RenderContext{})
+          .has_value());
   CHECK(info.scheduler.pod_annotations ==
         trainer::StringMap{{"scheduling.k8s.io/group-name", "test-trainjob"}});
   CHECK(info.scheduler.pod_labels.empty());

@@ -20,7 +20,7 @@ trainer::Result<void> enforce(trainer::Info& info, trainer::TrainJob& job) {
   auto plugin = trainer::plugins::make_xgboost_plugin();
   auto* p = dynamic_cast<trainer::EnforceMLPolicyPlugin*>(plugin.get());
   REQUIRE(p != nullptr);
-  return p->enforce_ml_policy(info, job);
+  return p->enforce_ml_policy(info, job, trainer::RenderContext{});
 }
 
 std::string num_workers(trainer::TrainJob job, const char* runtime_resources = "{}",

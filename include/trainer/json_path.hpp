@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// Small helpers to walk Kubernetes objects held as Boost.JSON values.
+// Small helpers to walk Kubernetes objects held as Boost.JSON values: the one JSON walker of the
+// library, public so that a plugin written outside it walks objects as the built-in ones do.
+// Each step that is missing or of another type yields null/nullopt/"" instead of throwing.
 #pragma once
 
 #include <boost/json/array.hpp>
@@ -13,7 +15,7 @@
 #include <string>
 #include <string_view>
 
-namespace trainer::detail {
+namespace trainer {
 
 /// The object at `path` below `root`, or null when a step is missing or not an object.
 [[nodiscard]] inline const boost::json::object* find_object(
@@ -127,4 +129,4 @@ namespace trainer::detail {
   return meta != nullptr ? find_string(*meta, "namespace").value_or("") : "";
 }
 
-}  // namespace trainer::detail
+}  // namespace trainer
