@@ -4,9 +4,7 @@
 // writes the view, `apply_info_patch` merges a reply's patch into it with the strategic-merge
 // engine of lib/kube and decodes the result into a fresh Info, which replaces the old one only
 // when the whole view decoded (so a bad reply leaves `info` untouched).
-#include "api/decode_context.hpp"
-#include "api/encode_helpers.hpp"
-#include "api/json_convert_policy.hpp"
+#include "api/struct_codec.hpp"
 #include "kube/quantity_json.hpp"
 #include "kube/strategic_merge.hpp"
 #include "trainer/plugin.hpp"
@@ -212,8 +210,8 @@ json::object info_to_json(const Info& info) {
                               {"labels", string_map(info.runtime.labels)},
                               {"annotations", string_map(info.runtime.annotations)}};
   json::object policy;
-  detail::put(policy, "mlPolicy", info.runtime_policy.ml_policy);
-  detail::put(policy, "podGroupPolicy", info.runtime_policy.pod_group_policy);
+  detail::write_field(policy, "mlPolicy", info.runtime_policy.ml_policy, false);
+  detail::write_field(policy, "podGroupPolicy", info.runtime_policy.pod_group_policy, false);
   o["runtimePolicy"] = std::move(policy);
   o["scheduler"] = json::object{{"podLabels", string_map(info.scheduler.pod_labels)},
                                 {"podAnnotations", string_map(info.scheduler.pod_annotations)}};

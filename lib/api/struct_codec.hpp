@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// JSON <-> typed for every struct described in model_describe.hpp, member by member. A member's
+// type brings its own rules through the `read_value`/`to_value` overloads (scalars, lists, maps,
+// embedded JSON, enums); only the walk over a struct's fields lives here.
+#pragma once
+
+#include "api/decode_context.hpp"
+#include "api/encode_helpers.hpp"
+#include "api/json_convert_enums.hpp"
+#include "api/json_name.hpp"
+#include "api/model_describe.hpp"
+
+#include <boost/describe/members.hpp>
+#include <boost/describe/modifiers.hpp>
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+#include <boost/mp11/algorithm.hpp>
+#include <boost/pfr/core.hpp>
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+namespace trainer::detail {
+
+template <class T>
+struct DescribedFields {
+  using type = boost::describe::describe_members<T, boost::describe::mod_public>;
+  // A member left out of its description would be dropped without a word: decoded as an
+  // unknown field and never written.
+  static_assert(boost::pfr::tuple_size_v<T> == boost::mp11::mp_size<type>::value,
+                "every member of a model struct is listed in model_describe.hpp");
+};
+
+template <class T>
+using Fields = typename DescribedFields<T>::type;
+
+template <class T>
+inline constexpr bool kDescribed = boost::describe::has_describe_members<T>::value;
+
+/// Keys are matched in document order, so unknown-field warnings come out as kubectl prints them.
+/// A struct read replaces the whole value, as the string, list and map readers do.
+template <class T, std::enable_if_t<kDescribed<T>, int> = 0>
+void read_value(DecodeContext& c, const boost::json::value& v, const std::string& path, T& out) {
+  out = T{};
+  read_fields(c, v, path, [&](const FieldMatch& m) {
+    bool known = false;
+    boost::mp11::mp_for_each<Fields<T>>([&](auto field) {
+      using F = decltype(field);
+      known = known || m(JsonName<F>::value, out.*F::pointer);
+    });
+    for (std::string_view dropped : kDroppedFields<T>) known = known || m.ignored(dropped);
+    return known;
+  });
+}
+
+/// Empty as Go's `omitempty`/`omitzero` see it, judged on the JSON so that every member type
+/// (string, list, map, embedded object, struct) answers the same way.
+inline bool is_empty_json(const boost::json::value& v) {
+  switch (v.kind()) {
+    case boost::json::kind::object: return v.get_object().empty();
+    case boost::json::kind::array: return v.get_array().empty();
+    case boost::json::kind::string: return v.get_string().empty();
+    default: return false;
+  }
+}
+
+/// A present optional is written even when empty, so that decoding the output gives it back.
+template <class T>
+void write_field(boost::json::object& o, std::string_view key, const std::optional<T>& v, bool) {
+  if (v) o.emplace(key, to_value(Enc{}, *v));
+}
+
+template <class T>
+void write_field(boost::json::object& o, std::string_view key, const T& v, bool when_empty) {
+  boost::json::value j = to_value(Enc{}, v);
+  if (when_empty || !is_empty_json(j)) o.emplace(key, std::move(j));
+}
+
+/// Fields in description order, which is Go's struct order.
+template <class T, std::enable_if_t<kDescribed<T>, int> = 0>
+boost::json::value to_value(Enc, const T& s) {
+  boost::json::object o;
+  boost::mp11::mp_for_each<Fields<T>>([&](auto field) {
+    using F = decltype(field);
+    write_field(o, JsonName<F>::value, s.*F::pointer,
+                kWritesEmptyFields<T> || kWrittenWhenEmpty<F::pointer>);
+  });
+  return boost::json::value(std::move(o));
+}
+
+}  // namespace trainer::detail
