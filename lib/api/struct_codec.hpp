@@ -42,10 +42,8 @@ template <class T>
 inline constexpr bool kDescribed = boost::describe::has_describe_members<T>::value;
 
 /// Keys are matched in document order, so unknown-field warnings come out as kubectl prints them.
-/// A struct read replaces the whole value, as the string, list and map readers do.
 template <class T, std::enable_if_t<kDescribed<T>, int> = 0>
 void read_value(DecodeContext& c, const boost::json::value& v, const std::string& path, T& out) {
-  out = T{};
   read_fields(c, v, path, [&](const FieldMatch& m) {
     bool known = false;
     boost::mp11::mp_for_each<Fields<T>>([&](auto field) {
@@ -57,16 +55,10 @@ void read_value(DecodeContext& c, const boost::json::value& v, const std::string
   });
 }
 
-/// Empty as Go's `omitempty`/`omitzero` see it, judged on the JSON so that every member type
-/// (string, list, map, embedded object, struct) answers the same way.
-inline bool is_empty_json(const boost::json::value& v) {
-  switch (v.kind()) {
-    case boost::json::kind::object: return v.get_object().empty();
-    case boost::json::kind::array: return v.get_array().empty();
-    case boost::json::kind::string: return v.get_string().empty();
-    default: return false;
-  }
-}
+template <class T, class = void>
+inline constexpr bool kHasEmpty = false;
+template <class T>
+inline constexpr bool kHasEmpty<T, std::void_t<decltype(std::declval<const T&>().empty())>> = true;
 
 /// A present optional is written even when empty, so that decoding the output gives it back.
 template <class T>
@@ -74,10 +66,18 @@ void write_field(boost::json::object& o, std::string_view key, const std::option
   if (v) o.emplace(key, to_value(Enc{}, *v));
 }
 
+/// A plain member is left out when its JSON would be empty ("", [] or {}): Go's `omitempty` on
+/// strings, slices and maps and `omitzero` on structs. Containers answer before they are
+/// encoded; a struct is empty when none of its fields is written.
 template <class T>
 void write_field(boost::json::object& o, std::string_view key, const T& v, bool when_empty) {
-  boost::json::value j = to_value(Enc{}, v);
-  if (when_empty || !is_empty_json(j)) o.emplace(key, std::move(j));
+  if constexpr (kHasEmpty<T>) {
+    if (when_empty || !v.empty()) o.emplace(key, to_value(Enc{}, v));
+  } else {
+    boost::json::value j = to_value(Enc{}, v);
+    const bool empty = j.is_object() && j.get_object().empty();
+    if (when_empty || !empty) o.emplace(key, std::move(j));
+  }
 }
 
 /// Fields in description order, which is Go's struct order.
