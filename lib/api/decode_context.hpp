@@ -29,6 +29,9 @@ class DecodeContext {
                   std::string_view expected);
   /// `unknown field "<path>"`, kubectl's strict-decoding warning.
   void unknown_field(const std::string& path);
+  /// Turns the first pending unknown-field warning into a `kInvalid` error, for views where a
+  /// misspelt key would otherwise be dropped without a word (the plugin Info view).
+  void refuse_unknown_fields();
   void fail(Error error) {
     if (!error_) error_ = std::move(error);
   }

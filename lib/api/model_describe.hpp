@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // The JSON shape of the model (include/trainer/model.hpp), described once for the decoder and
-// the encoder of struct_codec.hpp. Each description lists its members in upstream's Go struct
-// order, which is the order the encoder writes them; the JSON name of a member comes from its
-// C++ name (json_name.hpp). A field added to the model is one more member here.
+// the encoder of struct_codec.hpp, with the rules where a type departs from the codec's
+// defaults (codec_rules.hpp). Each description lists its members in upstream's Go struct order,
+// which is the order the encoder writes them; the JSON name of a member comes from its C++ name
+// (json_name.hpp). A field added to the model is one more member here.
 //
 // Kept out of the public header so that its users do not see Boost.Describe.
 #pragma once
 
+#include "api/codec_rules.hpp"
 #include "trainer/model.hpp"
 
 #include <boost/describe/class.hpp>
@@ -110,15 +112,8 @@ BOOST_DESCRIBE_STRUCT(OptimizationJob, (), (api_version, kind, metadata, spec, s
 
 namespace detail {
 
-// ---- where the encoder departs from its default ------------------------------------------------
-// By default a plain (non-optional) member is left out when its JSON is empty ("", [] or {}):
-// Go's `omitempty` on strings, slices and maps and `omitzero` on the structs that carry it.
-
-/// Structs whose plain members are all written, empty or not: the top-level kinds (kubectl and
-/// the API server expect `apiVersion`, `kind`, `metadata` and `spec` on every object) and
-/// `metav1.Condition`, whose fields have no `omitempty`.
-template <class T>
-inline constexpr bool kWritesEmptyFields = false;
+/// The top-level kinds: kubectl and the API server expect `apiVersion`, `kind`, `metadata` and
+/// `spec` on every object. `metav1.Condition`: its fields have no `omitempty`.
 template <>
 inline constexpr bool kWritesEmptyFields<Condition> = true;
 template <>
@@ -130,17 +125,10 @@ inline constexpr bool kWritesEmptyFields<ClusterTrainingRuntime> = true;
 template <>
 inline constexpr bool kWritesEmptyFields<OptimizationJob> = true;
 
-/// Single members written even when empty: Go struct fields without `omitzero`.
-template <auto Member>
-inline constexpr bool kWrittenWhenEmpty = false;
+/// A Go struct field without `omitzero`.
 template <>
 inline constexpr bool kWrittenWhenEmpty<&OptimizationParameter::search_space> = true;
 
-// ---- where the decoder departs from its default ------------------------------------------------
-
-/// Keys of the Go type that the model does not keep; they are skipped without a warning.
-template <class T>
-inline constexpr std::array<std::string_view, 0> kDroppedFields{};
 /// Deprecated and always empty since Kubernetes 1.20.
 template <>
 inline constexpr std::array<std::string_view, 1> kDroppedFields<ObjectMeta>{"selfLink"};

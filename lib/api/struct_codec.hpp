@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// JSON <-> typed for every struct described in model_describe.hpp, member by member. A member's
-// type brings its own rules through the `read_value`/`to_value` overloads (scalars, lists, maps,
-// embedded JSON, enums); only the walk over a struct's fields lives here.
+// JSON <-> typed for every described struct (model_describe.hpp, lib/plugin/info_describe.hpp),
+// member by member. A member's type brings its own rules through the `read_value`/`to_value`
+// overloads (scalars, lists, maps, embedded JSON, enums); only the walk over a struct's fields
+// lives here.
 #pragma once
 
+#include "api/codec_rules.hpp"
 #include "api/decode_context.hpp"
 #include "api/encode_helpers.hpp"
 #include "api/json_convert_enums.hpp"
@@ -53,6 +55,7 @@ void read_value(DecodeContext& c, const boost::json::value& v, const std::string
     for (std::string_view dropped : kDroppedFields<T>) known = known || m.ignored(dropped);
     return known;
   });
+  if constexpr (kUnknownFieldsAreErrors<T>) c.refuse_unknown_fields();
 }
 
 template <class T, class = void>
