@@ -34,7 +34,7 @@ struct DescribedFields {
   // A member left out of its description would be dropped without a word: decoded as an
   // unknown field and never written.
   static_assert(boost::pfr::tuple_size_v<T> == boost::mp11::mp_size<type>::value,
-                "every member of a model struct is listed in model_describe.hpp");
+                "every member of a described struct is listed in its BOOST_DESCRIBE_STRUCT");
 };
 
 template <class T>
