@@ -59,6 +59,11 @@ void DecodeContext::unknown_field(const std::string& path) {
   warnings_.push_back("unknown field \"" + path + "\"");
 }
 
+void DecodeContext::refuse_unknown_fields() {
+  if (!warnings_.empty() && !error_) error_ = Error(ErrorCode::kInvalid, warnings_.front());
+  warnings_.clear();
+}
+
 std::string field_path(const std::string& parent, std::string_view key) {
   if (parent.empty()) return std::string(key);
   std::string p;

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// Building blocks of the hand-written JSON -> typed converters. A converter walks an object's
-// keys in document order, so unknown-field warnings come out in the order kubectl prints them.
-// The first type error is kept and every later step becomes a no-op (a sticky error instead of
-// exceptions, so nothing can escape the public API).
+// Building blocks of the JSON -> typed converters (struct_codec.hpp and the plugin Info view).
+// A converter walks an object's keys in document order, so unknown-field warnings come out in
+// the order kubectl prints them. The first type error is kept and every later step becomes a
+// no-op (a sticky error instead of exceptions, so nothing can escape the public API).
 #pragma once
 
 #include "trainer/error.hpp"
@@ -29,6 +29,9 @@ class DecodeContext {
                   std::string_view expected);
   /// `unknown field "<path>"`, kubectl's strict-decoding warning.
   void unknown_field(const std::string& path);
+  /// Turns the first pending unknown-field warning into a `kInvalid` error, for views where a
+  /// misspelt key would otherwise be dropped without a word (the plugin Info view).
+  void refuse_unknown_fields();
   void fail(Error error) {
     if (!error_) error_ = std::move(error);
   }

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// Building blocks of the typed -> JSON converters. Fields are emitted in Go struct order and
-// follow Go's `omitempty`: absent optionals, empty lists and empty maps are left out; a present
-// optional is written even when empty, so that decoding the output gives the same object back.
+// Typed -> JSON of the member types that are not structs; struct_codec.hpp walks the structs
+// and decides which fields are left out.
 #pragma once
 
 #include "trainer/model.hpp"
@@ -12,9 +11,7 @@
 #include <boost/json/value.hpp>
 
 #include <cstdint>
-#include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 namespace trainer::detail {
@@ -38,6 +35,9 @@ inline boost::json::value to_value(Enc, std::int64_t i) {
 inline boost::json::value to_value(Enc, const boost::json::object& o) {
   return boost::json::value(o);
 }
+inline boost::json::value to_value(Enc, const boost::json::array& a) {
+  return boost::json::value(a);
+}
 inline boost::json::value to_value(Enc, const StringMap& m) {
   boost::json::object o;
   for (const auto& [k, v] : m) o.emplace(k, boost::json::string(v));
@@ -50,27 +50,6 @@ boost::json::value to_value(Enc e, const std::vector<T>& items) {
   a.reserve(items.size());
   for (const T& item : items) a.push_back(to_value(e, item));
   return boost::json::value(std::move(a));
-}
-
-template <class T>
-void put(boost::json::object& o, std::string_view key, const std::optional<T>& v) {
-  if (v) o.emplace(key, to_value(Enc{}, *v));
-}
-
-/// omitempty for strings, lists and maps.
-inline void put_nonempty(boost::json::object& o, std::string_view key, const std::string& s) {
-  if (!s.empty()) o.emplace(key, boost::json::string(s));
-}
-template <class T>
-void put_nonempty(boost::json::object& o, std::string_view key, const std::vector<T>& items) {
-  if (!items.empty()) o.emplace(key, to_value(Enc{}, items));
-}
-inline void put_nonempty(boost::json::object& o, std::string_view key, const StringMap& m) {
-  if (!m.empty()) o.emplace(key, to_value(Enc{}, m));
-}
-inline void put_nonempty(boost::json::object& o, std::string_view key,
-                         const boost::json::array& a) {
-  if (!a.empty()) o.emplace(key, a);
 }
 
 }  // namespace trainer::detail

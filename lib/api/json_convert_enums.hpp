@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// The TrainJob converters of json_convert_trainjob.cpp that other kinds embed: an
-// OptimizationJob's `trainJobTemplate.spec` is a TrainJobSpec and its status carries
-// `metav1.Condition`s.
+// The model's enums, which Go carries as strings: the struct codec reaches these by overload,
+// like any other member type with rules of its own.
 #pragma once
 
 #include "api/decode_context.hpp"
@@ -16,10 +15,10 @@
 namespace trainer::detail {
 
 void read_value(DecodeContext& c, const boost::json::value& v, const std::string& path,
-                TrainJobSpec& out);
+                ObjectiveDirection& out);
 void read_value(DecodeContext& c, const boost::json::value& v, const std::string& path,
-                Condition& out);
-[[nodiscard]] boost::json::value to_value(Enc, const TrainJobSpec& s);
-[[nodiscard]] boost::json::value to_value(Enc, const Condition& c);
+                ParameterType& out);
+[[nodiscard]] boost::json::value to_value(Enc, ObjectiveDirection d);
+[[nodiscard]] boost::json::value to_value(Enc, ParameterType t);
 
 }  // namespace trainer::detail

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The public JSON <-> typed entry points of the four kinds (trainer/codec.hpp). The fields come
+// from the descriptions of model_describe.hpp; only the type check of a document is done here.
+#include "api/struct_codec.hpp"
+#include "trainer/codec.hpp"
+
+#include <string_view>
+#include <utility>
+
+namespace trainer {
+namespace detail {
+namespace {
+
+namespace json = boost::json;
+
+/// Refuses a document that is not an object of `apiVersion: trainer.kubeflow.org/v1alpha1` and
+/// the given kind, before any field is decoded.
+bool check_type_meta(DecodeContext& c, const json::value& doc, std::string_view kind) {
+  if (!doc.is_object()) {
+    c.type_error("<document>", doc, "expected object");
+    return false;
+  }
+  const json::object& o = doc.get_object();
+  const auto check = [&](std::string_view field, std::string_view expected) {
+    const json::value* v = o.if_contains(field);
+    FieldError fe;
+    if (v == nullptr || v->is_null()) {
+      fe = field_required(std::string(field), "must be \"" + std::string(expected) + "\"");
+    } else if (!v->is_string() || v->get_string() != expected) {
+      fe = field_invalid(std::string(field), *v, "expected \"" + std::string(expected) + "\"");
+    } else {
+      return true;
+    }
+    Error e(ErrorCode::kParse, fe.to_string());
+    e.fields.push_back(std::move(fe));
+    c.fail(std::move(e));
+    return false;
+  };
+  return check("apiVersion", kApiVersion) && check("kind", kind);
+}
+
+template <class Kind>
+Result<Decoded<Kind>> decode_kind(const json::value& doc, std::string_view kind) {
+  DecodeContext c;
+  Kind object;
+  if (check_type_meta(c, doc, kind)) read_value(c, doc, std::string(), object);
+  if (c.error()) return tl::unexpected<Error>(*c.error());
+  return Decoded<Kind>{std::move(object), c.take_warnings()};
+}
+
+}  // namespace
+}  // namespace detail
+
+Result<Decoded<TrainJob>> decode_train_job(const boost::json::value& doc) {
+  return detail::decode_kind<TrainJob>(doc, kTrainJobKind);
+}
+
+Result<Decoded<TrainingRuntime>> decode_training_runtime(const boost::json::value& doc) {
+  return detail::decode_kind<TrainingRuntime>(doc, kTrainingRuntimeKind);
+}
+
+Result<Decoded<ClusterTrainingRuntime>> decode_cluster_training_runtime(
+    const boost::json::value& doc) {
+  return detail::decode_kind<ClusterTrainingRuntime>(doc, kClusterTrainingRuntimeKind);
+}
+
+Result<Decoded<OptimizationJob>> decode_optimization_job(const boost::json::value& doc) {
+  return detail::decode_kind<OptimizationJob>(doc, kOptimizationJobKind);
+}
+
+boost::json::value to_json(const TrainJob& job) {
+  return detail::to_value(detail::Enc{}, job);
+}
+
+boost::json::value to_json(const TrainingRuntime& runtime) {
+  return detail::to_value(detail::Enc{}, runtime);
+}
+
+boost::json::value to_json(const ClusterTrainingRuntime& runtime) {
+  return detail::to_value(detail::Enc{}, runtime);
+}
+
+boost::json::value to_json(const OptimizationJob& job) {
+  return detail::to_value(detail::Enc{}, job);
+}
+
+}  // namespace trainer
