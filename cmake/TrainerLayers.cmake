@@ -21,6 +21,24 @@ set(TRAINER_LAYER_ROOT "${PROJECT_BINARY_DIR}/layers")
 #   DEPENDS <layer>...)                            the layers below it that it may use
 function(trainer_layer name)
   cmake_parse_arguments(L "" "" "HEADERS;EXCLUDE;DEPENDS" ${ARGN})
+  trainer_layer_headers(${name} ${ARGN})
+
+  add_library(trainer_layer_${name} OBJECT)
+  set_target_properties(trainer_layer_${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+  target_link_libraries(trainer_layer_${name} PUBLIC trainer_layer_${name}_headers)
+  trainer_set_warnings(trainer_layer_${name})
+  target_sources(trainer_core PRIVATE $<TARGET_OBJECTS:trainer_layer_${name}>)
+
+  set_property(GLOBAL APPEND PROPERTY TRAINER_LAYERS ${name})
+  set_property(GLOBAL PROPERTY TRAINER_LAYER_${name}_DEPENDS "${L_DEPENDS}")
+  set_property(GLOBAL PROPERTY TRAINER_LAYER_${name}_HEADERS "${L_HEADERS}")
+  set_property(GLOBAL PROPERTY TRAINER_LAYER_${name}_EXCLUDE "${L_EXCLUDE}")
+endfunction()
+
+# The headers half alone, for a library built on its own (the collectives): the target
+# trainer_layer_<name>_headers, arguments as trainer_layer's.
+function(trainer_layer_headers name)
+  cmake_parse_arguments(L "" "" "HEADERS;EXCLUDE;DEPENDS" ${ARGN})
   set(root "${TRAINER_LAYER_ROOT}/${name}")
   file(REMOVE_RECURSE "${root}")
   foreach(dir IN LISTS L_HEADERS)
@@ -50,17 +68,6 @@ function(trainer_layer name)
   foreach(dep IN LISTS L_DEPENDS)
     target_link_libraries(trainer_layer_${name}_headers INTERFACE trainer_layer_${dep}_headers)
   endforeach()
-
-  add_library(trainer_layer_${name} OBJECT)
-  set_target_properties(trainer_layer_${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
-  target_link_libraries(trainer_layer_${name} PUBLIC trainer_layer_${name}_headers)
-  trainer_set_warnings(trainer_layer_${name})
-  target_sources(trainer_core PRIVATE $<TARGET_OBJECTS:trainer_layer_${name}>)
-
-  set_property(GLOBAL APPEND PROPERTY TRAINER_LAYERS ${name})
-  set_property(GLOBAL PROPERTY TRAINER_LAYER_${name}_DEPENDS "${L_DEPENDS}")
-  set_property(GLOBAL PROPERTY TRAINER_LAYER_${name}_HEADERS "${L_HEADERS}")
-  set_property(GLOBAL PROPERTY TRAINER_LAYER_${name}_EXCLUDE "${L_EXCLUDE}")
 endfunction()
 
 # Libraries a layer's sources use: compiled against by the layer, linked by every consumer of
