@@ -2,6 +2,7 @@
 //
 // The public JSON <-> typed entry points of the four kinds (trainer/codec.hpp). The fields come
 // from the descriptions of model_describe.hpp; only the type check of a document is done here.
+#include "api/status_carrier.hpp"
 #include "api/struct_codec.hpp"
 #include "trainer/codec.hpp"
 
@@ -54,6 +55,14 @@ Result<Decoded<Kind>> decode_kind(const json::value& doc, std::string_view kind)
 
 Result<Decoded<TrainJob>> decode_train_job(const boost::json::value& doc) {
   return detail::decode_kind<TrainJob>(doc, kTrainJobKind);
+}
+
+Result<Decoded<TrainJob>> detail::decode_train_job_status(std::string_view name,
+                                                          boost::json::object status) {
+  return decode_train_job(boost::json::object{{"apiVersion", kApiVersion},
+                                              {"kind", kTrainJobKind},
+                                              {"metadata", boost::json::object{{"name", name}}},
+                                              {"status", std::move(status)}});
 }
 
 Result<Decoded<TrainingRuntime>> decode_training_runtime(const boost::json::value& doc) {

@@ -13,55 +13,17 @@ namespace trainer {
 
 namespace {
 
-// The interface of each phase, for the partition below.
-template <Phase P>
-struct PhaseInterface;
-template <>
-struct PhaseInterface<Phase::kCustomValidation> {
-  using type = CustomValidationPlugin;
-  static constexpr std::string_view name = "CustomValidationPlugin";
-};
-template <>
-struct PhaseInterface<Phase::kEnforceMLPolicy> {
-  using type = EnforceMLPolicyPlugin;
-  static constexpr std::string_view name = "EnforceMLPolicyPlugin";
-};
-template <>
-struct PhaseInterface<Phase::kEnforcePodGroupPolicy> {
-  using type = EnforcePodGroupPolicyPlugin;
-  static constexpr std::string_view name = "EnforcePodGroupPolicyPlugin";
-};
-template <>
-struct PhaseInterface<Phase::kEnforcePodSpec> {
-  using type = EnforcePodSpecPlugin;
-  static constexpr std::string_view name = "EnforcePodSpecPlugin";
-};
-template <>
-struct PhaseInterface<Phase::kPreComponentBuilder> {
-  using type = PreComponentBuilderPlugin;
-  static constexpr std::string_view name = "PreComponentBuilderPlugin";
-};
-template <>
-struct PhaseInterface<Phase::kComponentBuilder> {
-  using type = ComponentBuilderPlugin;
-  static constexpr std::string_view name = "ComponentBuilderPlugin";
-};
-template <>
-struct PhaseInterface<Phase::kTrainJobStatus> {
-  using type = TrainJobStatusPlugin;
-  static constexpr std::string_view name = "TrainJobStatusPlugin";
-};
-
-// A plugin that lists phase `P` goes into that phase's list; the cast only converts, the
+// A plugin that lists `phase` goes into that phase's list; the cast only converts, the
 // membership is what the plugin says.
-template <Phase P>
-Result<void> partition(Plugin& plugin, std::vector<typename PhaseInterface<P>::type*>& list) {
-  if (!plugin.phases().has(P)) return {};
-  auto* x = dynamic_cast<typename PhaseInterface<P>::type*>(&plugin);
+template <class Interface>
+Result<void> partition(Plugin& plugin, Phase phase, std::string_view interface_name,
+                       std::vector<Interface*>& list) {
+  if (!plugin.phases().has(phase)) return {};
+  auto* x = dynamic_cast<Interface*>(&plugin);
   if (x == nullptr) {
     return fail(ErrorCode::kInvalid, "plugin \"" + std::string(plugin.name()) + "\" lists phase " +
-                                         std::string(phase_name(P)) + " but does not implement " +
-                                         std::string(PhaseInterface<P>::name));
+                                         std::string(phase_name(phase)) +
+                                         " but does not implement " + std::string(interface_name));
   }
   list.push_back(x);
   return {};
@@ -128,13 +90,23 @@ Result<void> Framework::partition_plugins() {
   for (const auto& p : plugins_) {
     if (p == nullptr) return fail(ErrorCode::kInvalid, "plugin is null");
     Plugin& plugin = *p;
-    Result<void> r = partition<Phase::kCustomValidation>(plugin, custom_validation_);
-    if (r) r = partition<Phase::kEnforceMLPolicy>(plugin, enforce_ml_policy_);
-    if (r) r = partition<Phase::kEnforcePodGroupPolicy>(plugin, enforce_pod_group_policy_);
-    if (r) r = partition<Phase::kEnforcePodSpec>(plugin, enforce_pod_spec_);
-    if (r) r = partition<Phase::kPreComponentBuilder>(plugin, pre_component_builder_);
-    if (r) r = partition<Phase::kComponentBuilder>(plugin, component_builder_);
-    if (r) r = partition<Phase::kTrainJobStatus>(plugin, train_job_status_);
+    Result<void> r =
+        partition(plugin, Phase::kCustomValidation, "CustomValidationPlugin", custom_validation_);
+    if (r)
+      r = partition(plugin, Phase::kEnforceMLPolicy, "EnforceMLPolicyPlugin", enforce_ml_policy_);
+    if (r) {
+      r = partition(plugin, Phase::kEnforcePodGroupPolicy, "EnforcePodGroupPolicyPlugin",
+                    enforce_pod_group_policy_);
+    }
+    if (r) r = partition(plugin, Phase::kEnforcePodSpec, "EnforcePodSpecPlugin", enforce_pod_spec_);
+    if (r) {
+      r = partition(plugin, Phase::kPreComponentBuilder, "PreComponentBuilderPlugin",
+                    pre_component_builder_);
+    }
+    if (r) {
+      r = partition(plugin, Phase::kComponentBuilder, "ComponentBuilderPlugin", component_builder_);
+    }
+    if (r) r = partition(plugin, Phase::kTrainJobStatus, "TrainJobStatusPlugin", train_job_status_);
     if (!r) return r;
   }
   if (train_job_status_.size() > 1) {

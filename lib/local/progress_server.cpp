@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "api/status_carrier.hpp"
 #include "local/progress_registry.hpp"
 
 #include "trainer/base64.hpp"
@@ -18,8 +19,6 @@ namespace json = boost::json;
 using serving::ProgressOutcome;
 using serving::ProgressResult;
 
-constexpr const char* kTrainJobApiVersion = "trainer.kubeflow.org/v1alpha1";
-
 std::string service_host_of(const OperatorConfig& config) {
   return config.webhook_service_name + "." + config.operator_namespace + ".svc";
 }
@@ -27,11 +26,8 @@ std::string service_host_of(const OperatorConfig& config) {
 // What the API server would answer a status write of `trainer_status` that breaks the CRD's
 // rules (its message, as the cluster's progress server passes it on with 422); empty when valid.
 std::string invalid_status_message(const std::string& name, const json::object& trainer_status) {
-  const json::object doc{{"apiVersion", kTrainJobApiVersion},
-                         {"kind", "TrainJob"},
-                         {"metadata", json::object{{"name", name}}},
-                         {"status", json::object{{"trainerStatus", trainer_status}}}};
-  auto decoded = decode_train_job(doc);
+  auto decoded =
+      detail::decode_train_job_status(name, json::object{{"trainerStatus", trainer_status}});
   if (!decoded)
     return "TrainJob.trainer.kubeflow.org \"" + name + "\" is invalid: " + decoded.error().message;
   std::vector<FieldError> errors;

@@ -4,6 +4,7 @@
 // calls the callback, and applies the checked reply. Nothing the callback does or replies can
 // throw out of here or crash the pipeline.
 #include "plugin/adapter.hpp"
+#include "api/status_carrier.hpp"
 #include "kube/strategic_merge.hpp"
 #include "plugin/plugin_internal.hpp"
 #include "trainer/codec.hpp"
@@ -181,12 +182,10 @@ class CPlugin final : public CustomValidationPlugin,
         return tl::unexpected(plugin_reply_error(name_, phase, "status: expected object"));
       }
       // The refined status must still be a TrainJob status, or the API server would refuse the
-      // whole status write: decoded through the codec with a carrier TrainJob.
-      json::object carrier{{"apiVersion", "trainer.kubeflow.org/v1alpha1"},
-                           {"kind", "TrainJob"},
-                           {"metadata", json::object{{"name", job.metadata.name.value_or("")}}},
-                           {"status", *patched}};
-      if (auto decoded = decode_train_job(json::value(std::move(carrier))); !decoded) {
+      // whole status write.
+      if (auto decoded =
+              decode_train_job_status(job.metadata.name.value_or(""), patched->get_object());
+          !decoded) {
         return tl::unexpected(reply_error(name_, phase, decoded.error()));
       }
       status = std::move(patched->get_object());

@@ -7,6 +7,7 @@
 // metric values they read from pod output and wake it; every wait is a bounded tick.
 #include "trainer/tuning_local.hpp"
 
+#include "api/status_carrier.hpp"
 #include "local/run_folder.hpp"
 #include "trainer/codec.hpp"
 #include "trainer/defaults.hpp"
@@ -48,11 +49,8 @@ struct Slot {
 // the controller reads a trial TrainJob's status; each post is one report.
 std::vector<MetricPoint> progress_points(const json::value& trainer_status, std::string_view metric,
                                          std::int64_t after) {
-  auto job =
-      decode_train_job(json::object{{"apiVersion", "trainer.kubeflow.org/v1alpha1"},
-                                    {"kind", "TrainJob"},
-                                    {"metadata", json::object{{"name", "trial"}}},
-                                    {"status", json::object{{"trainerStatus", trainer_status}}}});
+  auto job = trainer::detail::decode_train_job_status(
+      "trial", json::object{{"trainerStatus", trainer_status}});
   if (!job) return {};
   return trainer_status_metrics(job->object, metric, after);
 }
