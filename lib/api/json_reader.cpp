@@ -273,17 +273,19 @@ Result<json::value> read_json(std::string_view text, const DecodeOptions& option
     json::basic_parser<Handler> parser(parse_options, options);
     json::error_code ec;
     const std::size_t n = parser.write_some(false, text.data(), text.size(), ec);
-    const std::string at = describe_position(text, n);
+    // The line and column of the stop, only when there is an error to place: counting lines
+    // costs a pass over the text.
+    const auto at = [&] { return describe_position(text, n); };
     if (parser.handler().failure) {
       Error e = *parser.handler().failure;
-      e.message = "json: " + at + ": " + e.message;
+      e.message = "json: " + at() + ": " + e.message;
       return tl::unexpected<Error>(std::move(e));
     }
     if (ec == json::error::too_deep) {
-      return fail(ErrorCode::kLimit, "json: " + at + ": nesting deeper than max_depth (" +
+      return fail(ErrorCode::kLimit, "json: " + at() + ": nesting deeper than max_depth (" +
                                          std::to_string(options.max_depth) + ")");
     }
-    if (ec) return fail(ErrorCode::kParse, "json: " + at + ": " + ec.message());
+    if (ec) return fail(ErrorCode::kParse, "json: " + at() + ": " + ec.message());
     if (!parser.handler().root) return fail(ErrorCode::kParse, "json: unexpected end of input");
     // write_some stops after one complete value; anything but whitespace after it is an error.
     const auto rest = text.find_first_not_of(" \t\r\n", n);
