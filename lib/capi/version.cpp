@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Version and feature queries: constants, no state, cannot fail.
 #include "capi/capi.hpp"
+#include "capi/features.hpp"
 
 extern "C" {
 
@@ -14,16 +15,7 @@ const char* trainer_version_string(void) {
 }
 
 uint32_t trainer_features(void) {
-  return trainer::capi::guard_value<uint32_t>(0, [] {
-    uint32_t features = 0;
-#if defined(TRAINER_HAVE_MPI) && TRAINER_HAVE_MPI
-    features |= TRAINER_FEATURE_MPI;
-#endif
-#if defined(TRAINER_HAVE_NCCL) && TRAINER_HAVE_NCCL
-    features |= TRAINER_FEATURE_NCCL;
-#endif
-    return features;
-  });
+  return trainer::capi::guard_value<uint32_t>(0, [] { return trainer::capi::built_features(); });
 }
 
 }  // extern "C"

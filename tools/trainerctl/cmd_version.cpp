@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "trainer.h"
-
+#include "capi/features.hpp"
 #include "commands.hpp"
+#include "trainer.h"
 
 #include <cstdio>
 
@@ -10,8 +10,9 @@ namespace trainerctl {
 namespace {
 
 int run_version(const Parsed& /*args*/) {
-  std::printf("trainerctl %s (libtrainer %s", TRAINER_VERSION_STRING, trainer_version_string());
-  const auto features = trainer_features();
+  // trainerctl holds the core it was built with: its version and backends are this build's.
+  std::printf("trainerctl %s (libtrainer %s", TRAINER_VERSION_STRING, TRAINER_VERSION_STRING);
+  constexpr auto features = trainer::capi::built_features();
   std::printf("; mpi: %s; nccl: %s)\n", (features & TRAINER_FEATURE_MPI) != 0U ? "yes" : "no",
               (features & TRAINER_FEATURE_NCCL) != 0U ? "yes" : "no");
   return kExitOk;
