@@ -97,24 +97,13 @@ struct PendingUserData {
   }
 };
 
-// The plugins of a reconcile: a framework's when one is given (its gates apply, so the options'
-// own must be empty), else the built-in plugins of `gates` (INVALID_ARGUMENT with the parser's
-// message when they do not parse). The reconciler keeps its own reference to the framework, so
-// the caller may free the handle afterwards.
+// The plugins of a reconcile (trainer::capi::plugins_of). The reconciler keeps its own reference
+// to the framework, so the caller may free the handle afterwards.
 trainer_status plugins_of(const char* what, const char* gates, const trainer_framework* framework,
                           ctl::ReconcilerOptions& out, trainer_error** err) {
-  if (framework == nullptr) {
-    auto parsed = trainer::parse_feature_gates(str(gates));
-    if (!parsed) return bad_argument(err, "feature_gates: " + parsed.error().message);
-    out.framework = std::make_shared<const trainer::Framework>(trainer::default_framework(*parsed));
-    return TRAINER_OK;
-  }
-  if (gates != nullptr && *gates != '\0') {
-    return bad_argument(err, std::string(what) +
-                                 ": feature_gates must be empty with a framework (the framework's "
-                                 "gates apply)");
-  }
-  out.framework = framework->framework;
+  auto plugins = trainer::capi::plugins_of(what, gates, framework);
+  if (!plugins) return bad_argument(err, plugins.error().message);
+  out.framework = std::move(*plugins);
   return TRAINER_OK;
 }
 

@@ -29,6 +29,31 @@ std::vector<std::string> plugin_names(const trainer::Framework& framework) {
 
 }  // namespace
 
+namespace trainer::capi {
+
+Result<std::shared_ptr<const Framework>> plugins_of(std::string_view what, const char* gates,
+                                                    const trainer_framework* framework) {
+  const bool has_gates = gates != nullptr && *gates != '\0';
+  if (framework != nullptr) {
+    if (has_gates) {
+      return fail(ErrorCode::kInvalidArgument,
+                  std::string(what) +
+                      ": feature_gates must be empty with a framework (the framework's gates "
+                      "apply)");
+    }
+    return framework->framework;
+  }
+  auto parsed = parse_feature_gates(has_gates ? gates : "");
+  if (!parsed) {
+    return fail(ErrorCode::kInvalidArgument,
+                std::string(what) + ": feature_gates: " + parsed.error().message);
+  }
+  return std::shared_ptr<const Framework>(std::shared_ptr<const Framework>(),
+                                          &default_framework(*parsed));
+}
+
+}  // namespace trainer::capi
+
 extern "C" {
 
 trainer_status trainer_framework_new(const char* feature_gates, trainer_framework** out,
@@ -46,7 +71,6 @@ trainer_status trainer_framework_new(const char* feature_gates, trainer_framewor
     auto built = trainer::Framework::with_plugins(trainer::FrameworkOptions{*gates, {}}, {});
     if (!built) return set_error(err, built.error());
     auto handle = std::make_unique<trainer_framework>();
-    handle->gates = *gates;
     handle->names = plugin_names(*built);
     handle->framework = std::make_shared<const trainer::Framework>(std::move(*built));
     *out = handle.release();
@@ -67,8 +91,8 @@ trainer_status trainer_framework_add(trainer_framework* framework, trainer_plugi
     const std::shared_ptr<trainer::Plugin> added(std::move(owned->plugin));
     std::vector<std::shared_ptr<trainer::Plugin>> extra = framework->added;
     extra.push_back(added);
-    auto built = trainer::Framework::with_plugins(trainer::FrameworkOptions{framework->gates, {}},
-                                                  std::move(extra));
+    auto built = trainer::Framework::with_plugins(
+        trainer::FrameworkOptions{framework->framework->feature_gates(), {}}, std::move(extra));
     if (!built) return set_error(err, built.error());
     auto names = plugin_names(*built);
     auto shared = std::make_shared<const trainer::Framework>(std::move(*built));

@@ -82,14 +82,6 @@ trainer::Result<trainer::RenderContext> make_context(const trainer_render_option
   return ctx;
 }
 
-// The plugins the options name: the framework's, else the built-in ones of `feature_gates`.
-trainer::Result<const trainer::Framework*> framework_of(const trainer_render_options& opts) {
-  if (opts.framework != nullptr) return opts.framework->framework.get();
-  auto gates = trainer::parse_feature_gates(nonempty(opts.feature_gates) ? opts.feature_gates : "");
-  if (!gates) return tl::unexpected(std::move(gates).error());
-  return &trainer::default_framework(*gates);
-}
-
 // Bytes of each struct version: a caller built against an older header has a shorter struct.
 constexpr std::size_t options_size(uint32_t version) {
   return version >= 3   ? sizeof(trainer_render_options)
@@ -131,11 +123,10 @@ trainer_status trainer_render(const char* data, size_t len, const trainer_render
       }
       std::memcpy(static_cast<void*>(&options), opts, options_size(opts->version));
     }
-    if (options.framework != nullptr && nonempty(options.feature_gates)) {
-      return set_error(err, TRAINER_E_INVALID_ARGUMENT,
-                       "trainer_render: feature_gates must be empty with a framework (the "
-                       "framework's gates apply)");
-    }
+    auto plugins =
+        trainer::capi::plugins_of("trainer_render", options.feature_gates, options.framework);
+    if (!plugins) return set_error(err, plugins.error());
+    const trainer::Framework* framework = plugins->get();
     trainer::DecodeOptions limits;
     if (auto bad = trainer::capi::apply_parse_options(options.parse, limits)) {
       return set_error(err, TRAINER_E_INVALID_ARGUMENT, "trainer_render: " + *bad);
@@ -145,19 +136,17 @@ trainer_status trainer_render(const char* data, size_t len, const trainer_render
     if (!objects) return set_error(err, objects.error());
     auto ctx = make_context(options, *objects);
     if (!ctx) return option_error(err, ctx.error());
-    auto framework = framework_of(options);
-    if (!framework) return option_error(err, framework.error());
     std::optional<trainer::Framework> for_server;
     if (options.progress_server != nullptr) {
-      for_server = options.progress_server->server->configure(*ctx, **framework);
-      *framework = &*for_server;
+      for_server = options.progress_server->server->configure(*ctx, *framework);
+      framework = &*for_server;
     }
 
     auto result = std::make_unique<trainer_render_result>();
     trainer::RenderDocumentsOptions render_options;
     if (nonempty(options.namespace_name)) render_options.namespace_ = options.namespace_name;
     render_options.builtin_runtimes = options.builtin_runtimes != 0;
-    render_options.framework = *framework;
+    render_options.framework = framework;
     render_options.on_warning = [&result](std::string_view w) { result->warnings.emplace_back(w); };
     auto rendered = trainer::render_documents(std::move(*objects), *ctx, render_options);
     if (!rendered) return set_error(err, rendered.error());

@@ -29,6 +29,16 @@ Result<void> partition(Plugin& plugin, Phase phase, std::string_view interface_n
   return {};
 }
 
+// One instance of every plugin of `registry`, in order, with room for `more`.
+std::vector<std::shared_ptr<Plugin>> instantiate(const Registry& registry, std::size_t more) {
+  std::vector<std::shared_ptr<Plugin>> plugins;
+  plugins.reserve(registry.size() + more);
+  for (const auto& entry : registry) {
+    if (entry.factory) plugins.push_back(entry.factory());
+  }
+  return plugins;
+}
+
 }  // namespace
 
 std::string_view phase_name(Phase phase) noexcept {
@@ -48,14 +58,9 @@ Result<Framework> Framework::with_plugins(const FrameworkOptions& options,
                                           std::vector<std::shared_ptr<Plugin>> extra) {
   Framework fw;
   fw.options_ = options;
-  const Registry registry = default_registry(options.feature_gates);
-  fw.plugins_.reserve(registry.size() + extra.size());
+  fw.plugins_ = instantiate(default_registry(options.feature_gates), extra.size());
   std::set<std::string, std::less<>> builtin;
-  for (const auto& entry : registry) {
-    if (!entry.factory) continue;
-    fw.plugins_.push_back(entry.factory());
-    builtin.emplace(fw.plugins_.back()->name());
-  }
+  for (const auto& p : fw.plugins_) builtin.emplace(p->name());
   std::set<std::string, std::less<>> added;
   for (auto& p : extra) {
     if (p == nullptr) return fail(ErrorCode::kInvalid, "plugin is null");
@@ -78,10 +83,7 @@ Result<Framework> Framework::from_registry(const Registry& registry,
                                            const FrameworkOptions& options) {
   Framework fw;
   fw.options_ = options;
-  fw.plugins_.reserve(registry.size());
-  for (const auto& entry : registry) {
-    if (entry.factory) fw.plugins_.push_back(entry.factory());
-  }
+  fw.plugins_ = instantiate(registry, 0);
   if (auto r = fw.partition_plugins(); !r) return tl::unexpected(r.error());
   return fw;
 }
