@@ -30,6 +30,35 @@ constexpr std::array<Word, 39> kWords{{
     {"+.INF", 3}, {"-.inf", 3}, {"-.Inf", 3}, {"-.INF", 3},
 }};
 
+// What every word has in common, from the table: its longest length and its first characters.
+struct WordShape {
+  std::size_t longest = 0;
+  std::array<bool, 256> starts{};
+};
+
+constexpr WordShape word_shape() {
+  WordShape shape;
+  for (const Word& w : kWords) {
+    if (w.text.size() > shape.longest) shape.longest = w.text.size();
+    if (!w.text.empty()) shape.starts[static_cast<unsigned char>(w.text[0])] = true;
+  }
+  return shape;
+}
+
+constexpr WordShape kWordShape = word_shape();
+
+// The word `text` is, if any. Most scalars are longer than every word or start with a character
+// no word starts with, and are answered without comparing (this runs for every plain scalar read
+// and every string written).
+const Word* find_word(std::string_view text) {
+  if (text.size() > kWordShape.longest) return nullptr;
+  if (!text.empty() && !kWordShape.starts[static_cast<unsigned char>(text[0])]) return nullptr;
+  for (const Word& w : kWords) {
+    if (w.text == text) return &w;
+  }
+  return nullptr;
+}
+
 bool is_digit(char c) {
   return c >= '0' && c <= '9';
 }
@@ -155,9 +184,8 @@ bool matches_dot_float(std::string_view s) {
 }  // namespace
 
 ResolvedScalar resolve_plain_scalar(std::string_view text) {
-  for (const Word& w : kWords) {
-    if (w.text != text) continue;
-    switch (w.kind) {
+  if (const Word* w = find_word(text)) {
+    switch (w->kind) {
       case 0: return json::value(nullptr);
       case 1: return json::value(true);
       case 2: return json::value(false);
@@ -180,10 +208,7 @@ ResolvedScalar resolve_plain_scalar(std::string_view text) {
 bool plain_scalar_is_string(std::string_view text) {
   // The writer asks this of every string it outputs: answer the common case (a word that does
   // not start like a number) without building the resolved value.
-  if (text.empty()) return false;
-  for (const Word& w : kWords) {
-    if (w.text == text) return false;
-  }
+  if (text.empty() || find_word(text) != nullptr) return false;
   const char c0 = text[0];
   if (c0 != '.' && !is_digit(c0) && c0 != '+' && c0 != '-') return true;
   const ResolvedScalar r = resolve_plain_scalar(text);

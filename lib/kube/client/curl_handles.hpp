@@ -35,7 +35,12 @@ using ShareHandle = std::unique_ptr<CURLSH, ShareDeleter>;
 using Slist = std::unique_ptr<curl_slist, SlistDeleter>;
 using UrlHandle = std::unique_ptr<CURLU, UrlDeleter>;
 
-/// New handles (null when libcurl is out of memory).
+/// What a null handle from the factories below means: libcurl is out of memory, or it could
+/// not initialise (or, in a program that loads libcurl on first use, could not be loaded).
+inline constexpr const char* kNoHandleMessage =
+    "libcurl: cannot create a handle (out of memory, or libcurl could not be initialised)";
+
+/// New handles (null when libcurl is out of memory or could not initialise).
 [[nodiscard]] EasyHandle new_easy();
 [[nodiscard]] MultiHandle new_multi();
 [[nodiscard]] ShareHandle new_share();

@@ -46,7 +46,7 @@ Result<Endpoint> make_endpoint(const Config& config) {
     return fail(ErrorCode::kInvalidArgument, "no server found in the configuration");
   }
   UrlHandle url = new_url();
-  if (!url) return fail(ErrorCode::kNoMemory, "libcurl: out of memory");
+  if (!url) return fail(ErrorCode::kNoMemory, kNoHandleMessage);
   if (curl_url_set(url.get(), CURLUPART_URL, config.server.c_str(), 0) != CURLUE_OK) {
     return fail(ErrorCode::kInvalidArgument,
                 "invalid server URL \"" + config.server + "\": not an absolute URL");

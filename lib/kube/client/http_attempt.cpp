@@ -246,7 +246,7 @@ AttemptResult run_attempt(CURLM* multi, const TransferSettings& settings,
   AttemptResult result;
   EasyHandle easy = new_easy();
   if (!easy) {
-    result.failure = {CURLE_OUT_OF_MEMORY, "libcurl: out of memory", 0};
+    result.failure = {CURLE_OUT_OF_MEMORY, kNoHandleMessage, 0};
     return result;
   }
   Exchange exchange;

@@ -221,7 +221,7 @@ Result<HttpResponse> CurlTransport::send(const HttpRequest& request) {
     }
 
     MultiHandle multi = take_multi();
-    if (!multi) return failed(ErrorCode::kNoMemory, "libcurl: out of memory");
+    if (!multi) return failed(ErrorCode::kNoMemory, kNoHandleMessage);
     AttemptResult attempt = run_attempt(multi.get(), settings_, request, *credentials, deadline);
     give_back(std::move(multi));
 
