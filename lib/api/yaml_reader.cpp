@@ -20,8 +20,9 @@
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 
+#include <istream>
 #include <new>
-#include <sstream>
+#include <streambuf>
 #include <unordered_map>
 #include <utility>
 
@@ -42,6 +43,18 @@ std::string where(const YAML::Mark& mark) {
   return "line " + std::to_string(mark.line + 1) + ", column " + std::to_string(mark.column + 1) +
          ": ";
 }
+
+// An input stream over text that stays where it is: yaml-cpp reads a std::istream, and a
+// std::istringstream would hold two copies of the input (the string it is built from and its
+// own buffer).
+class TextBuffer final : public std::streambuf {
+ public:
+  explicit TextBuffer(std::string_view text) {
+    // The get area is only read; std::streambuf's interface takes mutable pointers.
+    char* begin = const_cast<char*>(text.data());
+    setg(begin, begin, begin + text.size());
+  }
+};
 
 [[noreturn]] void stop(ErrorCode code, const YAML::Mark& mark, const std::string& message) {
   throw Stop{Error(code, "yaml: " + where(mark) + message)};
@@ -320,7 +333,8 @@ Result<std::vector<json::value>> read_yaml(std::string_view text, const DecodeOp
                                        " (byte offset " + std::to_string(nul) + ")");
   }
   try {
-    std::istringstream in{std::string(text)};
+    TextBuffer buffer(text);
+    std::istream in(&buffer);
     YAML::Parser parser(in);
     JsonBuilder builder(options);
     while (parser.HandleNextDocument(builder)) {
