@@ -251,9 +251,16 @@ pod/mnist-node-0-0"
     apply_job watch-apply
     timeout 20 "$ctl" get trainjobs -n "$ns" -w >"$tmp/watch" 2>&1 &
     pids+=($!)
-    wait_for "$tmp/watch" "mnist" &&
+    # One object (TYPE/NAME), in custom columns: the header once, each change a row under it.
+    timeout 20 "$ctl" get trainjob/mnist -n "$ns" -w \
+      -o 'custom-columns=NAME:.metadata.name,STATE:.status.conditions[0].type' >"$tmp/watch-columns" 2>&1 &
+    pids+=($!)
+    wait_for "$tmp/watch" "mnist" && wait_for "$tmp/watch-columns" "mnist" &&
       set_conditions mnist "[$(condition Complete AllJobsCompleted done)]" &&
-      wait_for "$tmp/watch" "Complete"
+      wait_for "$tmp/watch" "Complete" && wait_for "$tmp/watch-columns" "Complete" &&
+      same watch-columns "$(cat "$tmp/watch-columns")" "NAME    STATE
+mnist   <none>
+mnist   Complete"
     lines=$(grep -c mnist "$tmp/watch")
     [[ $lines -ge 2 ]] || { echo "FAIL watch: want >= 2 lines of mnist"; cat "$tmp/watch"; failures=$((failures + 1)); }
     has watch-header "$(head -1 "$tmp/watch")" "NAME"

@@ -257,17 +257,16 @@ struct GetRun {
 
   void print_event_object(const kube::WatchEvent& event, WatchState& state) const {
     const auto format = output.format();
-    if (format == ObjectOutput::Format::kCustomColumns) {
-      // The header once, then each object's row under it.
-      if (!state.header_printed && headers) std::fputs(output.column_header().c_str(), stdout);
-      state.header_printed = true;
-    }
+    const bool columns = format == ObjectOutput::Format::kCustomColumns;
     if (format == ObjectOutput::Format::kYaml) std::fputs("---\n", stdout);
-    auto text = output.print({event.object}, true, false);
+    // Custom columns: each row aligned under the header, which is printed once.
+    auto text = output.print({event.object}, true, columns);
     if (!text) {
       std::fprintf(stderr, "error: %s\n", text.error().c_str());
       return;
     }
+    if (columns && (state.header_printed || !headers)) text->erase(0, text->find('\n') + 1);
+    state.header_printed = true;
     std::fputs(text->c_str(), stdout);
   }
 

@@ -122,12 +122,6 @@ tl::expected<TextRow, std::string> ObjectOutput::column_row(const json::object& 
   return row;
 }
 
-std::string ObjectOutput::column_header() const {
-  TextRow header;
-  for (const auto& column : columns_) header.push_back(column.header);
-  return tab_write({header});
-}
-
 tl::expected<std::string, std::string> ObjectOutput::print(const std::vector<json::object>& objects,
                                                            bool single, bool headers) const {
   switch (format_) {

@@ -38,9 +38,6 @@ class ObjectOutput {
   [[nodiscard]] tl::expected<std::string, std::string> print(
       const std::vector<boost::json::object>& objects, bool single, bool headers) const;
 
-  /// The header line of custom columns, alone (a watch prints it once).
-  [[nodiscard]] std::string column_header() const;
-
  private:
   struct Column {
     std::string header;
