@@ -98,10 +98,20 @@ struct GetOptions : kube::CallOptions {
 [[nodiscard]] Result<boost::json::object> list(kube::Client& client, Kind kind, std::string_view ns,
                                                const GetOptions& options = {});
 
+/// `list` of any discovered resource (JobSets, Pods, ...).
+[[nodiscard]] Result<boost::json::object> list(kube::Client& client, const kube::Resource& resource,
+                                               std::string_view ns, const GetOptions& options = {});
+
 /// The server's table of `kind` (the CRD's printer columns), as kubectl prints it: a
 /// `meta.k8s.io/v1` `Table` (`columnDefinitions`, `rows[].cells`). `name` empty: every object.
 [[nodiscard]] Result<boost::json::object> table(kube::Client& client, Kind kind,
                                                 std::string_view ns, std::string_view name,
+                                                const GetOptions& options = {});
+/// The server's table of any discovered resource (a JobSet's printer columns, the Pod columns
+/// the API server computes): what `trainerctl get jobsets` prints.
+[[nodiscard]] Result<boost::json::object> table(kube::Client& client,
+                                                const kube::Resource& resource, std::string_view ns,
+                                                std::string_view name,
                                                 const GetOptions& options = {});
 
 struct WatchOptions : kube::CallOptions {
@@ -136,6 +146,31 @@ struct WaitOptions : kube::CallOptions {
                                                std::string_view name, std::string_view condition,
                                                std::string_view status = "True",
                                                const WaitOptions& options = {});
+
+/// Waits until the object `name` of `resource` is gone, as `kubectl wait --for=delete`: at once
+/// when it does not exist; else its deletion is watched (fieldSelector metadata.name). Fails with
+/// `kTimeout` (`timed out waiting for the condition on trainjobs/<name>`; with a zero timeout:
+/// `condition not met for trainjobs/<name>`). Returns whether the object existed when the wait
+/// began.
+[[nodiscard]] Result<bool> wait_deleted(kube::Client& client, const kube::Resource& resource,
+                                        std::string_view ns, std::string_view name,
+                                        const WaitOptions& options = {});
+
+/// The object an event is about (an Event's `involvedObject`).
+struct InvolvedObject {
+  std::string kind;  ///< `TrainJob`, `JobSet`, `Pod`
+  std::string namespace_;
+  std::string name;
+  std::string uid;  ///< empty: events of any object of that kind and name
+};
+
+/// The core/v1 Events about each of `objects`, as `kubectl describe` finds them (one list per
+/// object: fieldSelector `involvedObject.kind,name,namespace[,uid]`, every page), merged and
+/// ordered oldest first by kubectl's clock: `series.lastObservedTime`, else `lastTimestamp`, else
+/// `eventTime`.
+[[nodiscard]] Result<std::vector<boost::json::object>> events(
+    kube::Client& client, const std::vector<InvolvedObject>& objects,
+    const kube::CallOptions& options = {});
 
 /// Which pods of a TrainJob `logs` reads: those of its JobSet (label
 /// `jobset.sigs.k8s.io/jobset-name`), narrowed to one replicated job and/or one node.

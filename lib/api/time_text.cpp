@@ -85,4 +85,39 @@ std::optional<std::chrono::system_clock::time_point> parse_rfc3339(std::string_v
              std::chrono::nanoseconds(nanos));
 }
 
+std::string human_duration(std::chrono::milliseconds elapsed) {
+  const auto fmt = [](const char* format, long long a, long long b = 0) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, format, a, b);
+    return std::string(buf);
+  };
+  // Truncated toward zero, as Go's int(d.Seconds()).
+  const long long seconds = static_cast<long long>(elapsed.count() / 1000);
+  if (seconds < -1) return "<invalid>";
+  if (seconds < 0) return "0s";
+  if (seconds < 60 * 2) return fmt("%llds", seconds);
+  const long long minutes = seconds / 60;
+  if (minutes < 10) {
+    const long long s = seconds % 60;
+    return s == 0 ? fmt("%lldm", minutes) : fmt("%lldm%llds", minutes, s);
+  }
+  if (minutes < 60 * 3) return fmt("%lldm", minutes);
+  const long long hours = minutes / 60;
+  if (hours < 8) {
+    const long long m = minutes % 60;
+    return m == 0 ? fmt("%lldh", hours) : fmt("%lldh%lldm", hours, m);
+  }
+  if (hours < 48) return fmt("%lldh", hours);
+  if (hours < 24 * 8) {
+    const long long h = hours % 24;
+    return h == 0 ? fmt("%lldd", hours / 24) : fmt("%lldd%lldh", hours / 24, h);
+  }
+  if (hours < 24 * 365 * 2) return fmt("%lldd", hours / 24);
+  if (hours < 24 * 365 * 8) {
+    const long long d = (hours / 24) % 365;
+    return d == 0 ? fmt("%lldy", hours / 24 / 365) : fmt("%lldy%lldd", hours / 24 / 365, d);
+  }
+  return fmt("%lldy", hours / 24 / 365);
+}
+
 }  // namespace trainer::detail

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// `table`: the server-side Table of a Trainer kind (the CRD's printer columns, computed by the
-// server as kubectl asks for them), every page merged.
+// `table`: the server-side Table of a Trainer kind or any resource (the CRD's printer columns,
+// computed by the server as kubectl asks for them), every page merged.
 #include "cluster/cluster_internal.hpp"
 #include "kube/client/list_pager.hpp"
 #include "kube/client/paths.hpp"
@@ -49,16 +49,22 @@ Result<json::object> fetch_page(kube::Client& client, const std::string& path,
 
 Result<boost::json::object> table(kube::Client& client, Kind kind, std::string_view ns,
                                   std::string_view name, const GetOptions& options) {
-  auto resource = resource_of(client, kind, options);
-  if (!resource) return tl::unexpected(std::move(resource.error()));
+  return resource_of(client, kind, options).and_then([&](const kube::Resource& resource) {
+    return table(client, resource, ns, name, options);
+  });
+}
+
+Result<boost::json::object> table(kube::Client& client, const kube::Resource& resource,
+                                  std::string_view ns, std::string_view name,
+                                  const GetOptions& options) {
   if (!name.empty() && !kube::detail::check_path_segment("name", name)) {
     return fail(ErrorCode::kInvalidArgument,
                 "invalid resource name \"" + std::string(name) + "\": may not contain '/' or '%'");
   }
-  const std::string scope = name.empty() && options.all_namespaces
+  const std::string scope = !resource.namespaced || (name.empty() && options.all_namespaces)
                                 ? std::string()
                                 : (ns.empty() ? client.default_namespace() : std::string(ns));
-  auto path = kube::detail::resource_path(*resource, scope, name);
+  auto path = kube::detail::resource_path(resource, scope, name);
   if (!path) return tl::unexpected(std::move(path.error()));
   if (!name.empty()) return fetch_page(client, *path, "", options);
   // Every page, as a list's (client-go's pager), the rows merged.

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // `wait`: kubectl wait --for=condition=<type>[=<status>] on one TrainJob: check the object,
 // then watch it (fieldSelector metadata.name) until the condition holds, the TrainJob fails,
-// disappears, or the timeout passes.
+// disappears, or the timeout passes. `wait_deleted`: kubectl wait --for=delete on one object of
+// any resource.
 #include "cluster/cluster_internal.hpp"
 #include "cluster/operation_token.hpp"
 #include "trainer/json_path.hpp"
@@ -74,15 +75,17 @@ Error gone_error(std::string_view name) {
   return error;
 }
 
+// kubectl: a negative timeout means a week.
+std::chrono::milliseconds effective(std::chrono::milliseconds timeout) {
+  return timeout < std::chrono::milliseconds(0) ? std::chrono::hours(24 * 7) : timeout;
+}
+
 }  // namespace
 
 Result<boost::json::object> wait(kube::Client& client, std::string_view ns, std::string_view name,
                                  std::string_view condition, std::string_view status,
                                  const WaitOptions& options) {
-  // kubectl: a negative timeout means a week.
-  const std::chrono::milliseconds wait_timeout = options.wait_timeout < std::chrono::milliseconds(0)
-                                                     ? std::chrono::hours(24 * 7)
-                                                     : options.wait_timeout;
+  const std::chrono::milliseconds wait_timeout = effective(options.wait_timeout);
   const auto deadline = detail::OperationToken::Clock::now() + wait_timeout;
   const std::string the_ns = ns.empty() ? client.default_namespace() : std::string(ns);
   const std::string target = "trainjobs/" + std::string(name);
@@ -124,6 +127,52 @@ Result<boost::json::object> wait(kube::Client& client, std::string_view ns, std:
     return true;
   });
   if (outcome) return std::move(*outcome);
+  if (operation.expired()) {
+    return fail(ErrorCode::kTimeout, "timed out waiting for the condition on " + target);
+  }
+  if (!watched) return tl::unexpected(std::move(watched.error()));
+  return fail(ErrorCode::kInternal, "the watch of " + target + " ended without an answer");
+}
+
+Result<bool> wait_deleted(kube::Client& client, const kube::Resource& resource, std::string_view ns,
+                          std::string_view name, const WaitOptions& options) {
+  const std::chrono::milliseconds wait_timeout = effective(options.wait_timeout);
+  const auto deadline = detail::OperationToken::Clock::now() + wait_timeout;
+  const std::string the_ns = !resource.namespaced ? std::string()
+                             : ns.empty()         ? client.default_namespace()
+                                                  : std::string(ns);
+  const std::string target = resource.resource + "/" + std::string(name);
+
+  auto object = client.get(resource, the_ns, name, options);
+  if (!object) {
+    if (object.error().code == ErrorCode::kNotFound) return false;
+    return tl::unexpected(std::move(object.error()));
+  }
+  if (wait_timeout == std::chrono::milliseconds(0)) {
+    return fail(ErrorCode::kTimeout, "condition not met for " + target);
+  }
+  const auto* meta = find_object(*object, "metadata");
+  const std::string uid = meta != nullptr ? find_string(*meta, "uid").value_or("") : "";
+
+  detail::OperationToken operation(options.cancel, deadline);
+  kube::WatchOptions watch_options;
+  watch_options.cancel = operation.token();
+  watch_options.timeout = options.timeout;
+  watch_options.field_selector = "metadata.name=" + std::string(name);
+  watch_options.resource_version =
+      meta != nullptr ? find_string(*meta, "resourceVersion").value_or("") : "";
+  bool deleted = false;
+  auto watched = client.watch(resource, the_ns, watch_options, [&](const kube::WatchEvent& event) {
+    const auto* event_meta = find_object(event.object, "metadata");
+    const std::string event_uid =
+        event_meta != nullptr ? find_string(*event_meta, "uid").value_or("") : "";
+    // The object waited for is gone: deleted, or replaced by another of the same name.
+    deleted = event.type == kube::WatchEventType::kDeleted ||
+              (event.type != kube::WatchEventType::kBookmark && !uid.empty() &&
+               !event_uid.empty() && event_uid != uid);
+    return !deleted;
+  });
+  if (deleted) return true;
   if (operation.expired()) {
     return fail(ErrorCode::kTimeout, "timed out waiting for the condition on " + target);
   }

@@ -33,6 +33,9 @@ empty() {
 }
 
 run 0 version -- version && has version "$out" "trainerctl 0.1.0 (libtrainer 0.1.0"
+# cobra's --version: what `version` prints.
+run 0 dash-version -- --version && [[ $out == "$("$ctl" version)" ]] ||
+  { echo "FAIL dash-version: [$out]"; failures=$((failures + 1)); }
 run 2 no-command -- && has no-command "$err" "usage: trainerctl"
 run 2 unknown-command -- frobnicate && has unknown-command "$err" 'unknown command "frobnicate"'
 run 2 version-extra -- version extra
@@ -224,6 +227,9 @@ run 2 typo-command -- rendr -f x && {
 }
 run 2 prefix-command -- val && has prefix-command "$err" "$(printf '\tvalidate')"
 run 2 typo-none -- frobnicate && [[ $err != *"Did you mean"* ]] || { echo "FAIL typo-none: suggested for frobnicate: $err"; failures=$((failures + 1)); }
+# Only close names: `edit` is two edits from `wait` (cobra would offer it); a swap is one edit.
+run 2 typo-far -- edit && [[ $err != *"Did you mean"* ]] || { echo "FAIL typo-far: suggested for edit: $err"; failures=$((failures + 1)); }
+run 2 typo-swap -- gte && has typo-swap "$err" "$(printf 'Did you mean this?\n\tget\n')"
 run 2 typo-flag -- render -f "$ex/trainjob.yaml" --buitin-runtimes && {
   has typo-flag "$err" "unknown flag: --buitin-runtimes"
   has typo-flag "$err" "$(printf 'Did you mean this?\n\t--builtin-runtimes')"
@@ -255,6 +261,48 @@ run 0 help-run-flags -- run --help && {
 run 0 help-command -- help status && has help-command "$out" "usage: trainerctl status RUN_DIR [-o json|wide]"
 run 0 help-top -- --help && has help-top "$out" "keygen"
 run 2 help-unknown -- help rendr && has help-unknown "$err" "$(printf '\trender')"
+
+# Shell completion, generated from the tables --help prints. bash: the script loads and
+# completes commands, flags, flag values and positional arguments.
+run 0 completion-bash -- completion bash && printf '%s\n' "$out" >"$tmp/completion.bash"
+run 2 completion-bad-shell -- completion tcsh && has completion-bad-shell "$err" 'invalid argument "tcsh" for SHELL: must be bash, zsh or fish'
+# complete WORDS...: what the bash script offers for the last word.
+complete_bash() {
+  bash --norc --noprofile -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+    _trainerctl; printf "%s\n" "${COMPREPLY[@]}"' _ "$tmp/completion.bash" "$@" 2>&1 | sort | tr '\n' ' '
+}
+same_text() { [[ $2 == "$3" ]] || { echo "FAIL $1: got [$2], want [$3]"; failures=$((failures + 1)); }; }
+same_text complete-command "$(complete_bash trainerctl ge)" "get "
+same_text complete-commands "$(complete_bash trainerctl de)" "delete describe "
+same_text complete-flag "$(complete_bash trainerctl get --no-h)" "--no-headers "
+same_text complete-flag-value "$(complete_bash trainerctl get -o j)" "json jsonpath= "
+same_text complete-flag-value-eq "$(complete_bash trainerctl get --output = y)" "yaml "
+same_text complete-positional "$(complete_bash trainerctl completion '')" "bash fish zsh "
+same_text complete-after-value "$(complete_bash trainerctl get -o name trainj)" "trainjobs "
+same_text complete-help "$(complete_bash trainerctl help comp)" "completion "
+# Every command's flags in --help are what the script completes after `--`, and no others.
+mapfile -t all_commands < <("$ctl" --help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 }')
+for cmd in "${all_commands[@]}"; do
+  want=$("$ctl" "$cmd" --help | awk '/^Flags:/ { on = 1; next } on && /^$/ { exit } on { print }' |
+    grep -oE -- '--[a-z0-9-]+' | sort -u | tr '\n' ' ')
+  same_text "complete-flags-$cmd" "$(complete_bash trainerctl "$cmd" --)" "$want"
+done
+# zsh and fish: loaded by the shells themselves where they are installed.
+run 0 completion-zsh -- completion zsh && printf '%s\n' "$out" >"$tmp/completion.zsh"
+run 0 completion-fish -- completion fish && printf '%s\n' "$out" >"$tmp/completion.fish"
+if command -v zsh >/dev/null; then
+  zsh -f -c 'autoload -U compinit && compinit -u -d "$2" && source "$1" &&
+    (( $+functions[_trainerctl] )) && [[ $_comps[trainerctl] == _trainerctl ]]' _ \
+    "$tmp/completion.zsh" "$tmp/zcompdump" || { echo "FAIL completion-zsh: the script does not load"; failures=$((failures + 1)); }
+else
+  echo "SKIP completion-zsh: zsh is not installed"
+fi
+if command -v fish >/dev/null; then
+  got=$(fish --no-config -c 'source $argv[1]; complete -C "trainerctl get --no-h"; complete -C "trainerctl comp"' "$tmp/completion.fish" 2>&1 | cut -f1 | tr '\n' ' ')
+  same_text completion-fish-complete "$got" "--no-headers completion "
+else
+  echo "SKIP completion-fish: fish is not installed"
+fi
 
 if ((failures)); then echo "cli_test: $failures failure(s)"; exit 1; fi
 echo "cli_test: all passed"

@@ -84,6 +84,19 @@ wait_for() {
   echo "FAIL: [$2] never appeared in $1:"; cat "$1"; failures=$((failures + 1)); return 1
 }
 
+# jobset_json: the JobSet the controller would have made for the TrainJob "mnist".
+jobset_json() {
+  echo '{"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet","metadata":{"name":"mnist"},"spec":{"replicatedJobs":[{"name":"node","template":{"spec":{"template":{"spec":{"containers":[{"name":"node","image":"x"}],"restartPolicy":"Never"}}}}}]}}'
+}
+uid_of() { sed -n 's/.*"uid": *"\([^"]*\)".*/\1/p' | head -1; }
+# event NAME KIND OBJECT UID TYPE REASON MESSAGE FIRST LAST COUNT: a core/v1 Event as recorders
+# write them (times in days ago, so that the ages printed are whole days).
+event() {
+  local first last
+  first=$(date -u -d "-$8 days" +%Y-%m-%dT%H:%M:%SZ) last=$(date -u -d "-$9 days" +%Y-%m-%dT%H:%M:%SZ)
+  api POST "/api/v1/namespaces/$ns/events" "{\"metadata\":{\"name\":\"$1\"},\"involvedObject\":{\"kind\":\"$2\",\"name\":\"$3\",\"namespace\":\"$ns\",\"uid\":\"$4\"},\"type\":\"$5\",\"reason\":\"$6\",\"message\":\"$7\",\"source\":{\"component\":\"test\"},\"firstTimestamp\":\"$first\",\"lastTimestamp\":\"$last\",\"count\":${10}}" >/dev/null
+}
+
 # pod_json NAME INDEX: a trainer pod of the JobSet "mnist", labelled as JobSet labels its pods.
 pod_json() {
   echo "{\"metadata\":{\"name\":\"$1\",\"labels\":{\"jobset.sigs.k8s.io/jobset-name\":\"mnist\",\"jobset.sigs.k8s.io/replicatedjob-name\":\"node\",\"jobset.sigs.k8s.io/job-index\":\"0\",\"batch.kubernetes.io/job-completion-index\":\"$2\"}},\"spec\":{\"containers\":[{\"name\":\"node\",\"image\":\"x\"}]}}"
@@ -192,6 +205,43 @@ mnist   Complete   AGE"
       has get-all "$out" "$ns"
     }
     run 0 get-runtimes -- get trainingruntimes -n "$ns" && has get-runtimes "$out" "torch-small"
+    # kubectl's forms: TYPE/NAME, several TYPE/NAMEs, several types (each name with its kind, a
+    # table per kind), --no-headers.
+    run 0 get-slash -- get trainjob/mnist -n "$ns" && has get-slash "$out" "mnist   Complete"
+    run 0 get-slashes -- get trainjob/mnist trainingruntime/torch-small -n "$ns" -o name &&
+      same get-slashes "$out" "trainjob.trainer.kubeflow.org/mnist
+trainingruntime.trainer.kubeflow.org/torch-small"
+    run 0 get-types -- get trainjobs,trainingruntimes -n "$ns" &&
+      same get-types "$(sed 's/[0-9][0-9]*[smhd]$/AGE/' <<<"$out")" "NAME                                  STATE      AGE
+trainjob.trainer.kubeflow.org/mnist   Complete   AGE
+
+NAME                                               AGE
+trainingruntime.trainer.kubeflow.org/torch-small   AGE"
+    run 0 get-no-headers -- get trainjobs -n "$ns" --no-headers &&
+      same get-no-headers "$(sed 's/[0-9][0-9]*[smhd]$/AGE/' <<<"$out")" "mnist   Complete   AGE"
+    run 0 get-names -- get trainjob mnist mnist -n "$ns" -o name &&
+      same get-names "$out" "trainjob.trainer.kubeflow.org/mnist
+trainjob.trainer.kubeflow.org/mnist"
+    # What can be read is printed, what cannot is reported after it (exit 1), as kubectl does.
+    run 1 get-one-missing -- get trainjob mnist nope -n "$ns" -o name && {
+      same get-one-missing "$out" "trainjob.trainer.kubeflow.org/mnist"
+      same get-one-missing-err "$err" 'Error from server (NotFound): trainjobs.trainer.kubeflow.org "nope" not found'
+    }
+    run 2 get-mixed -- get trainjob mnist trainjob/mnist -n "$ns" &&
+      has get-mixed "$err" "there is no need to specify a resource type as a separate argument"
+    run 2 get-slash-selector -- get trainjob/mnist -l a=b -n "$ns" &&
+      has get-slash-selector "$err" "selectors and the all flag cannot be used when passing resource/name arguments"
+    # The kinds a TrainJob owns, found through discovery: its JobSet and pods.
+    api POST "/apis/jobset.x-k8s.io/v1alpha2/namespaces/$ns/jobsets" "$(jobset_json)" >/dev/null
+    api POST "/api/v1/namespaces/$ns/pods" "$(pod_json mnist-node-0-0 0)" >/dev/null
+    run 0 get-jobsets -- get jobsets -n "$ns" && {
+      has get-jobsets "$(head -1 <<<"$out")" "NAME    TERMINALSTATE"
+      has get-jobsets "$out" "mnist"
+    }
+    run 0 get-jobset-pods -- get jobset/mnist pod/mnist-node-0-0 -n "$ns" -o name &&
+      same get-jobset-pods "$out" "jobset.jobset.x-k8s.io/mnist
+pod/mnist-node-0-0"
+    run 0 get-pods-wide -- get pods -n "$ns" -o wide && has get-pods-wide "$(head -1 <<<"$out")" "NOMINATED NODE"
     run 0 get-selector -- get trainjobs -n "$ns" -l app=none && has get-selector "$err" "No resources found"
     run 1 get-bad-type -- get frobs -n "$ns" &&
       same get-bad-type "$err" 'error: the server doesn'"'"'t have a resource type "frobs"'
@@ -201,9 +251,16 @@ mnist   Complete   AGE"
     apply_job watch-apply
     timeout 20 "$ctl" get trainjobs -n "$ns" -w >"$tmp/watch" 2>&1 &
     pids+=($!)
-    wait_for "$tmp/watch" "mnist" &&
+    # One object (TYPE/NAME), in custom columns: the header once, each change a row under it.
+    timeout 20 "$ctl" get trainjob/mnist -n "$ns" -w \
+      -o 'custom-columns=NAME:.metadata.name,STATE:.status.conditions[0].type' >"$tmp/watch-columns" 2>&1 &
+    pids+=($!)
+    wait_for "$tmp/watch" "mnist" && wait_for "$tmp/watch-columns" "mnist" &&
       set_conditions mnist "[$(condition Complete AllJobsCompleted done)]" &&
-      wait_for "$tmp/watch" "Complete"
+      wait_for "$tmp/watch" "Complete" && wait_for "$tmp/watch-columns" "Complete" &&
+      same watch-columns "$(cat "$tmp/watch-columns")" "NAME    STATE
+mnist   <none>
+mnist   Complete"
     lines=$(grep -c mnist "$tmp/watch")
     [[ $lines -ge 2 ]] || { echo "FAIL watch: want >= 2 lines of mnist"; cat "$tmp/watch"; failures=$((failures + 1)); }
     has watch-header "$(head -1 "$tmp/watch")" "NAME"
@@ -217,12 +274,12 @@ mnist   Complete   AGE"
     run 0 describe-no-jobset -- describe trainjob mnist -n "$ns" && has describe-no-jobset "$out" "JobSet:
   <none>"
     # The JobSet the controller would have made, with the status the JobSet controller writes.
-    api POST "/apis/jobset.x-k8s.io/v1alpha2/namespaces/$ns/jobsets" \
-      '{"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet","metadata":{"name":"mnist"},"spec":{"replicatedJobs":[{"name":"node","template":{"spec":{"template":{"spec":{"containers":[{"name":"node","image":"x"}],"restartPolicy":"Never"}}}}}]}}' >/dev/null
+    api POST "/apis/jobset.x-k8s.io/v1alpha2/namespaces/$ns/jobsets" "$(jobset_json)" >/dev/null
     api PATCH "/apis/jobset.x-k8s.io/v1alpha2/namespaces/$ns/jobsets/mnist/status" \
       '{"status":{"replicatedJobsStatus":[{"name":"node","ready":1,"succeeded":0,"failed":0,"active":1,"suspended":0}]}}' \
       application/merge-patch+json >/dev/null
     run 0 describe -- describe trainjob mnist -n "$ns" && {
+      has describe-no-events "$out" "Events:               <none>"
       has describe-jobset "$out" "JobSet:
   Name:               mnist"
       has describe-jobset "$out" "  node             1        1       0           0"
@@ -239,6 +296,37 @@ mnist   Complete   AGE"
     }
     run 1 describe-missing -- describe trainjob nope -n "$ns" &&
       has describe-missing "$err" '"nope" not found'
+    # Events: the TrainJob's, its JobSet's and its pods', oldest first, as kubectl describe lists
+    # them; an event of another object of the same name and kind (another uid) is not shown.
+    job_uid=$(api GET "$(trainjob_path mnist)" | uid_of)
+    jobset_uid=$(api GET "/apis/jobset.x-k8s.io/v1alpha2/namespaces/$ns/jobsets/mnist" | uid_of)
+    pod_uid=$(api GET "/api/v1/namespaces/$ns/pods/mnist-node-0-0" | uid_of)
+    event e1 TrainJob mnist "$job_uid" Warning TrainJobResourcesCreationFailed \
+      'TrainJob resources reconciliation failed: ClusterTrainingRuntime.trainer.kubeflow.org \"torch-distributd\" not found' 5 3 3
+    event e2 JobSet mnist "$jobset_uid" Normal SuccessfulCreate "Created job mnist-node-0" 4 4 1
+    event e3 Pod mnist-node-0-0 "$pod_uid" Warning FailedScheduling "0/1 nodes are available" 2 2 1
+    event e4 TrainJob mnist 00000000-0000-0000-0000-000000000000 Normal Other "an older TrainJob mnist" 1 1 1
+    run 0 describe-events -- describe trainjob/mnist -n "$ns" &&
+      same describe-events "$(sed -n '/^Events:/,$p' <<<"$out")" 'Events:
+  Type     Reason                           Age              From  Message
+  ----     ------                           ----             ----  -------
+  Normal   SuccessfulCreate                 4d               test  jobset/mnist: Created job mnist-node-0
+  Warning  TrainJobResourcesCreationFailed  3d (x3 over 5d)  test  TrainJob resources reconciliation failed: ClusterTrainingRuntime.trainer.kubeflow.org "torch-distributd" not found
+  Warning  FailedScheduling                 2d               test  pod/mnist-node-0-0: 0/1 nodes are available'
+    run 0 describe-no-show-events -- describe trainjob mnist -n "$ns" --show-events=false &&
+      lacks describe-no-show-events "$out" "Events:"
+    # Every TrainJob of the namespace (or of -l), separated as kubectl separates them.
+    sed 's/name: mnist/name: second/' "$data/trainjob.yaml" >"$tmp/second.yaml"
+    run 0 describe-apply-second -- apply -n "$ns" -f "$tmp/second.yaml"
+    run 0 describe-all -- describe trainjobs -n "$ns" && {
+      has describe-all "$out" "Name:                 mnist"
+      has describe-all "$out" "Name:                 second"
+      has describe-all "$out" "$(printf '\n\n\nName:                 second')"
+    }
+    run 0 describe-selector -- describe trainjobs -l team=none -n "$ns" &&
+      same describe-selector "$err" "No resources found in $ns namespace."
+    run 2 describe-other-kind -- describe jobset/mnist -n "$ns" &&
+      has describe-other-kind "$err" "describe shows TrainJobs"
     ;;
   wait)
     apply_job wait-apply
@@ -252,9 +340,21 @@ mnist   Complete   AGE"
     run 0 wait-complete -- wait trainjob/mnist -n "$ns" --for=condition=complete --timeout=30s &&
       same wait-complete "$out" "trainjob.trainer.kubeflow.org/mnist condition met"
     run 0 wait-met -- wait trainjob mnist -n "$ns" --for=condition=Complete=true --timeout=0
-    run 2 wait-bad-for -- wait trainjob/mnist -n "$ns" --for=delete
+    run 2 wait-bad-for -- wait trainjob/mnist -n "$ns" --for=ready
     run 1 wait-missing -- wait trainjob/nope -n "$ns" --for=condition=Complete &&
       has wait-missing "$err" '"nope" not found'
+    # --for=delete: nothing to wait for when the object is gone; else until it is deleted.
+    run 0 wait-delete-gone -- wait trainjob/nope -n "$ns" --for=delete && same wait-delete-gone "$out" ""
+    run 1 wait-delete-once -- wait trainjob/mnist -n "$ns" --for=delete --timeout=0 &&
+      same wait-delete-once "$err" "error: condition not met for trainjobs/mnist"
+    run 1 wait-delete-timeout -- wait trainjob/mnist -n "$ns" --for=delete --timeout=1s &&
+      same wait-delete-timeout "$err" "error: timed out waiting for the condition on trainjobs/mnist"
+    (sleep 1 && api DELETE "$(trainjob_path mnist)" >/dev/null) &
+    pids+=($!)
+    run 0 wait-delete -- wait trainjob/mnist -n "$ns" --for=delete --timeout=30s &&
+      same wait-delete "$out" "trainjob.trainer.kubeflow.org/mnist condition met"
+    run 2 wait-delete-type -- wait trainjobs -n "$ns" --for=delete &&
+      has wait-delete-type "$err" "resource(s) were provided, but no name was specified"
     ;;
   waitfailed)
     apply_job waitfailed-apply
@@ -281,6 +381,25 @@ mnist   Complete   AGE"
 trainjob.trainer.kubeflow.org \"mnist\" deleted from $ns namespace"
     run 0 delete-empty -- get trainingruntimes -n "$ns" && has delete-empty "$err" "No resources found"
     run 2 delete-usage -- delete -n "$ns"
+    # kubectl's forms: TYPE/NAME, -l, --all.
+    apply_job delete-forms-apply
+    run 0 delete-slash -- delete trainjob/mnist -n "$ns" &&
+      same delete-slash "$out" "trainjob.trainer.kubeflow.org \"mnist\" deleted from $ns namespace"
+    for team in a b; do
+      sed "s/^  name: mnist/  name: $team\n  labels:\n    team: $team/" "$data/trainjob.yaml" >"$tmp/$team.yaml"
+      run 0 "delete-apply-$team" -- apply -n "$ns" -f "$data/runtime.yaml" -f "$tmp/$team.yaml"
+    done
+    run 0 delete-selector -- delete trainjobs -l team=a -n "$ns" &&
+      same delete-selector "$out" "trainjob.trainer.kubeflow.org \"a\" deleted from $ns namespace"
+    run 0 delete-all -- delete trainjobs --all -n "$ns" &&
+      same delete-all "$out" "trainjob.trainer.kubeflow.org \"b\" deleted from $ns namespace"
+    run 0 delete-all-none -- delete trainjobs --all -n "$ns" && same delete-all-none "$out" "No resources found"
+    run 2 delete-no-name -- delete trainjobs -n "$ns" &&
+      has delete-no-name "$err" "resource(s) were provided, but no name was specified"
+    run 2 delete-name-and-all -- delete trainjob x --all -n "$ns" &&
+      has delete-name-and-all "$err" "name cannot be provided when a selector is specified"
+    run 2 delete-all-and-selector -- delete trainjobs --all -l a=b -n "$ns" &&
+      has delete-all-and-selector "$err" "setting 'all' parameter but found a non empty selector."
     ;;
   flags)
     run 0 flags-timeout -- get trainjobs -n "$ns" --request-timeout 5 && has flags-timeout "$err" "No resources found"
@@ -300,6 +419,10 @@ trainjob.trainer.kubeflow.org \"mnist\" deleted from $ns namespace"
     ;;
   logs)
     run 1 logs-none -- logs mnist -n "$ns" && same logs-none "$err" "error: TrainJob $ns/mnist has no pod"
+    # trainjob/NAME is the same TrainJob (not a label value the server refuses).
+    run 1 logs-slash -- logs trainjob/mnist -n "$ns" && same logs-slash "$err" "error: TrainJob $ns/mnist has no pod"
+    run 2 logs-slash-other -- logs trainingruntime/torch-small -n "$ns" &&
+      has logs-slash-other "$err" "logs reads a TrainJob's pods: trainjob/NAME or NAME, not trainingruntimes"
     apply_job logs-apply
     api POST "/api/v1/namespaces/$ns/pods" "$(pod_json mnist-node-0-0 0)" >/dev/null
     run 1 logs-node -- logs mnist -n "$ns" --node 1 &&
@@ -310,6 +433,50 @@ trainjob.trainer.kubeflow.org \"mnist\" deleted from $ns namespace"
     lacks logs-found "$(cat "$tmp/err")" "has no pod"
     run 2 logs-bad-node -- logs mnist -n "$ns" --node x
     run 2 logs-pod-arg -- logs mnist extra -n "$ns"
+    ;;
+  output)
+    # -o jsonpath=... and -o custom-columns=... with kubectl's syntax (tests/unit/trainerctl has
+    # the template language itself).
+    apply_job output-apply
+    set_conditions mnist "[$(condition Complete AllJobsCompleted done)]"
+    run 0 jsonpath-one -- get trainjob/mnist -n "$ns" \
+      -o 'jsonpath={.metadata.name} {.spec.trainer.numNodes} {.status.conditions[?(@.type=="Complete")].reason}' &&
+      same jsonpath-one "$out" "mnist 2 AllJobsCompleted"
+    run 0 jsonpath-list -- get trainjobs -n "$ns" -o 'jsonpath={range .items[*]}{.metadata.name}:{.spec.trainer.command}{"\n"}{end}' &&
+      same jsonpath-list "$out" 'mnist:["torchrun","train.py"]'
+    run 0 jsonpath-kinds -- get trainjobs,trainingruntimes -n "$ns" -o 'jsonpath={.items[*].kind}' &&
+      same jsonpath-kinds "$out" "TrainJob TrainingRuntime"
+    run 0 custom-columns -- get trainjobs -n "$ns" \
+      -o custom-columns=NAME:.metadata.name,NODES:.spec.trainer.numNodes,COMMAND:.spec.trainer.command,NONE:.status.nothing &&
+      same custom-columns "$out" "NAME    NODES   COMMAND               NONE
+mnist   2       [torchrun train.py]   <none>"
+    run 0 custom-columns-no-headers -- get trainjob mnist -n "$ns" --no-headers \
+      -o 'custom-columns=NAME:{.metadata.name},STATE:.status.conditions[0].type' &&
+      same custom-columns-no-headers "$out" "mnist   Complete"
+    run 2 jsonpath-unclosed -- get trainjobs -n "$ns" -o 'jsonpath={.a' &&
+      has jsonpath-unclosed "$err" "error: error parsing jsonpath {.a, unclosed action"
+    run 2 jsonpath-empty -- get trainjobs -n "$ns" -o 'jsonpath=' &&
+      has jsonpath-empty "$err" "error: template format specified but no template given"
+    run 1 jsonpath-index -- get trainjobs -n "$ns" -o 'jsonpath={.items[5]}' &&
+      has jsonpath-index "$err" 'error: error executing jsonpath "{.items[5]}": Error executing template: array index out of bounds: index 5, length 1'
+    run 2 custom-columns-spec -- get trainjobs -n "$ns" -o custom-columns=NAME &&
+      has custom-columns-spec "$err" "error: unexpected custom-columns spec: NAME, expected <header>:<json-path-expr>"
+    # Where kubectl is installed, it prints the same text for the same templates (those whose
+    # order does not depend on Go's random map order: not `*` or `..` over an object).
+    if command -v kubectl >/dev/null; then
+      for template in '{.metadata}' '{.items[0].spec}' '{.items[*].spec.trainer.command[*]}' \
+        '{range .items[*]}[{.metadata.name}]{end}' \
+        '{.items[?(@.spec.trainer.numNodes>=2)].metadata.name}' '{.items[0].status.conditions[-1:]}'; do
+        want=$(kubectl get trainjobs -n "$ns" -o "jsonpath=$template" 2>&1)
+        run 0 "jsonpath-kubectl $template" -- get trainjobs -n "$ns" -o "jsonpath=$template" &&
+          same "jsonpath-kubectl $template" "$out" "$want"
+      done
+      want=$(kubectl get trainjobs -n "$ns" -o custom-columns=N:.metadata.name,T:.spec.trainer,L:.metadata.labels 2>&1)
+      run 0 custom-columns-kubectl -- get trainjobs -n "$ns" -o custom-columns=N:.metadata.name,T:.spec.trainer,L:.metadata.labels &&
+        same custom-columns-kubectl "$out" "$want"
+    else
+      echo "SKIP output-kubectl: kubectl is not installed"
+    fi
     ;;
   *) echo "unknown case $case"; exit 2 ;;
 esac

@@ -16,6 +16,7 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <ctime>
 #include <mutex>
 #include <set>
 #include <string>
@@ -184,6 +185,103 @@ TEST_CASE(
   auto missing = cluster::wait(client, ns, "job", "Complete", "True", once);
   REQUIRE_FALSE(missing);
   CHECK(missing.error().code == ErrorCode::kNotFound);
+}
+
+TEST_CASE("wait_deleted: done at once when gone, else until the object is deleted") {
+  auto& server = ApiServer::shared();
+  const auto ns = trainer::testing::unique_namespace(server, "cluster-wait-deleted");
+  auto client = client_for(server);
+  apply_or_die(client, ns, kRuntime + "---\n" + train_job("job"));
+  auto trainjobs = cluster::resource_of(client, cluster::Kind::kTrainJob);
+  REQUIRE(trainjobs);
+
+  cluster::WaitOptions once;
+  once.wait_timeout = 0ms;
+  auto absent = cluster::wait_deleted(client, *trainjobs, ns, "nope", once);
+  REQUIRE(absent);
+  CHECK_FALSE(*absent);
+  auto present = cluster::wait_deleted(client, *trainjobs, ns, "job", once);
+  REQUIRE_FALSE(present);
+  CHECK(present.error().code == ErrorCode::kTimeout);
+  CHECK(present.error().message == "condition not met for trainjobs/job");
+
+  // Any resource: a ConfigMap that stays is waited for up to the timeout.
+  auto config_maps = trainer::testing::need(client, "v1", "ConfigMap");
+  REQUIRE(client.create(config_maps, ns,
+                        boost::json::parse(R"({"metadata":{"name":"stays"}})").as_object()));
+  cluster::WaitOptions briefly;
+  briefly.wait_timeout = 500ms;
+  auto stays = cluster::wait_deleted(client, config_maps, ns, "stays", briefly);
+  REQUIRE_FALSE(stays);
+  CHECK(stays.error().message == "timed out waiting for the condition on configmaps/stays");
+
+  cluster::WaitOptions waiting;
+  waiting.wait_timeout = 60s;
+  std::thread deleter([&] {
+    std::this_thread::sleep_for(300ms);
+    auto other = client_for(server);
+    REQUIRE(cluster::remove(other, cluster::Kind::kTrainJob, ns, "job", {}));
+  });
+  auto deleted = cluster::wait_deleted(client, *trainjobs, ns, "job", waiting);
+  deleter.join();
+  REQUIRE(deleted);
+  CHECK(*deleted);
+}
+
+TEST_CASE("events: kubectl describe's query per object, merged oldest first") {
+  auto& server = ApiServer::shared();
+  const auto ns = trainer::testing::unique_namespace(server, "cluster-events");
+  auto client = client_for(server);
+  auto events_resource = trainer::testing::need(client, "v1", "Event");
+  const auto now = std::chrono::system_clock::now();
+  const auto at = [&](std::chrono::minutes ago) {
+    const std::time_t t = std::chrono::system_clock::to_time_t(now - ago);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return std::string(buf);
+  };
+  // An event about `kind`/`name` with `uid`; `times` are its timestamp fields.
+  const auto create = [&](const std::string& name, const std::string& kind,
+                          const std::string& object, const std::string& uid,
+                          const std::string& times) {
+    const std::string text = R"({"metadata":{"name":")" + name +
+                             R"("},"involvedObject":{"kind":")" + kind + R"(","name":")" + object +
+                             R"(","namespace":")" + ns + R"(","uid":")" + uid + R"("},"reason":")" +
+                             name + R"(","message":"m","type":"Normal",)" + times + "}";
+    auto created = client.create(events_resource, ns, boost::json::parse(text).as_object());
+    INFO((created ? std::string() : created.error().message));
+    REQUIRE(created);
+  };
+  const std::string job_uid = "11111111-1111-1111-1111-111111111111";
+  create("old", "TrainJob", "job", job_uid,
+         R"("firstTimestamp":")" + at(300min) + R"(","lastTimestamp":")" + at(180min) + "\"");
+  // Only an eventTime (events.k8s.io writers): ordered by it, not first as kubectl describe has it.
+  create("micro", "TrainJob", "job", job_uid,
+         R"("eventTime":")" + at(60min).substr(0, 19) +
+             R"(.000000Z","reportingComponent":"c","reportingInstance":"i","action":"a")");
+  // A series: its last observation counts, not the older lastTimestamp.
+  create("series", "TrainJob", "job", job_uid,
+         R"("eventTime":")" + at(400min).substr(0, 19) +
+             R"(.000000Z","reportingComponent":"c","reportingInstance":"i","action":"a",)" +
+             R"("lastTimestamp":")" + at(500min) + R"(","series":{"count":4,"lastObservedTime":")" +
+             at(120min).substr(0, 19) + R"(.000000Z"})");
+  create("pod", "Pod", "job-node-0-0", "22222222-2222-2222-2222-222222222222",
+         R"("lastTimestamp":")" + at(30min) + "\"");
+  create("other-uid", "TrainJob", "job", "33333333-3333-3333-3333-333333333333",
+         R"("lastTimestamp":")" + at(10min) + "\"");
+  create("other-kind", "JobSet", "job", job_uid, R"("lastTimestamp":")" + at(10min) + "\"");
+
+  auto found =
+      cluster::events(client, {{"TrainJob", ns, "job", job_uid}, {"Pod", ns, "job-node-0-0", ""}});
+  REQUIRE(found);
+  std::vector<std::string> reasons;
+  for (const auto& event : *found) reasons.emplace_back(event.at("reason").as_string());
+  CHECK(reasons == std::vector<std::string>{"old", "series", "micro", "pod"});
+  auto none = cluster::events(client, {{"TrainJob", ns, "absent", ""}});
+  REQUIRE(none);
+  CHECK(none->empty());
 }
 
 TEST_CASE("table: the server computes the CRD's printer columns, for a list and for one object") {

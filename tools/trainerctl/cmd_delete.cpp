@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// `trainerctl delete TYPE NAME` and `delete -f FILE...`.
+// `trainerctl delete TYPE NAME...`, `delete TYPE/NAME...`, `delete TYPE --all|-l SELECTOR` and
+// `delete -f FILE...`.
 #include "cluster_flags.hpp"
 #include "commands.hpp"
 
 #include "input_files.hpp"
 #include "output.hpp"
+#include "resource_args.hpp"
 #include "trainer/json_path.hpp"
 
 #include "trainer/cluster.hpp"
@@ -51,15 +53,67 @@ kube::Propagation propagation(const std::string& cascade) {
   return kube::Propagation::kBackground;
 }
 
+int usage(const std::string& message) {
+  std::fprintf(stderr, "error: %s\nRun 'trainerctl delete --help' for usage.\n", message.c_str());
+  return kExitUsage;
+}
+
+// TYPE NAME..., TYPE/NAME..., TYPE --all, TYPE -l SELECTOR.
+int delete_named(const Parsed& args, kube::Client& client, Deleter& deleter,
+                 const std::vector<ResourceTarget>& targets) {
+  auto resources = resolve(client, targets);
+  if (!resources) return report_cluster_error(resources.error());
+  const std::string ns = namespace_of(args, client);
+  bool listed_any = false;
+  std::size_t found = 0;
+  for (std::size_t i = 0; i < targets.size(); ++i) {
+    const auto& resource = (*resources)[i];
+    if (!targets[i].name.empty()) {
+      deleter.remove(resource, ns, targets[i].name);
+      continue;
+    }
+    // --all or -l: every object of the namespace that matches, each deleted by name (kubectl).
+    listed_any = true;
+    cluster::GetOptions options;
+    options.label_selector = args.value("selector");
+    auto listed = cluster::list(client, resource, ns, options);
+    if (!listed) {
+      report_cluster_error(listed.error());
+      ++deleter.failures;
+      continue;
+    }
+    const auto* items = trainer::find_array(*listed, "items");
+    if (items == nullptr) continue;
+    for (const auto& item : *items) {
+      const auto* meta =
+          item.is_object() ? trainer::find_object(item.get_object(), "metadata") : nullptr;
+      if (meta == nullptr) continue;
+      ++found;
+      deleter.remove(resource, ns, trainer::string_at(*meta, "name"));
+    }
+  }
+  if (listed_any && found == 0 && deleter.failures == 0) std::puts("No resources found");
+  return deleter.failures == 0 ? kExitOk : kExitFailed;
+}
+
 int run_delete(const Parsed& args) {
   const auto files = args.values("filename");
   const auto& positional = args.args();
-  if (files.empty() == positional.empty() || (!positional.empty() && positional.size() != 2)) {
-    std::fputs(
-        "error: give either TYPE NAME or -f FILE\nRun 'trainerctl delete --help' for "
-        "usage.\n",
-        stderr);
-    return kExitUsage;
+  const bool all = args.enabled("all");
+  const bool selector = args.given("selector");
+  if (!files.empty() && !positional.empty()) {
+    return usage("when files are given (-f), you may not name resources as arguments as well");
+  }
+  if (files.empty() && positional.empty()) {
+    return usage("give TYPE NAME..., TYPE/NAME..., TYPE --all, TYPE -l SELECTOR or -f FILE");
+  }
+  if (all && selector) return usage("setting 'all' parameter but found a non empty selector.");
+  auto targets = parse_resource_args(positional, "delete", all || selector);
+  if (!targets) return usage(targets.error().message);
+  for (const auto& target : *targets) {
+    if (target.name.empty() && !all && !selector) {
+      return usage("resource(s) were provided, but no name was specified");
+    }
   }
   std::vector<json::value> docs;
   if (!files.empty()) {
@@ -74,14 +128,7 @@ int run_delete(const Parsed& args) {
   deleter.options.propagation = propagation(args.value("cascade"));
   deleter.options.dry_run = args.value("dry-run") == "server";
 
-  if (!positional.empty()) {
-    const auto kind = cluster::parse_kind(positional[0]);
-    if (!kind) return report_cluster_error(kind.error());
-    auto resource = cluster::resource_of(*client, *kind);
-    if (!resource) return report_cluster_error(resource.error());
-    deleter.remove(*resource, ns, positional[1]);
-    return deleter.failures == 0 ? kExitOk : kExitFailed;
-  }
+  if (!positional.empty()) return delete_named(args, *client, deleter, *targets);
   // Every object of the files (a v1 List by its items), each in its own namespace or -n's; with
   // an explicit -n, an object of another namespace is refused before anything is deleted.
   auto objects = cluster::objects_of(docs);
@@ -115,11 +162,13 @@ int run_delete(const Parsed& args) {
 const Command& delete_command() {
   static const Command command{
       "delete",
-      "delete TrainJobs and runtimes (or the objects of files) from a cluster",
-      "TYPE NAME deletes one TrainJob, TrainingRuntime or ClusterTrainingRuntime; -f deletes\n"
-      "every object of the files (each in its own namespace, else -n's). An object that cannot\n"
-      "be deleted is reported and the others are still deleted (exit 1).",
-      {{"TYPE", false}, {"NAME", false}},
+      "delete TrainJobs, runtimes or other objects (or those of files) from a cluster",
+      "TYPE NAME... or TYPE/NAME... deletes those objects (any kind the server serves: trainjob,\n"
+      "trainingruntime, jobset, ...); TYPE --all every object of TYPE in the namespace, TYPE -l\n"
+      "SELECTOR those that match; -f every object of the files (each in its own namespace, else\n"
+      "-n's). An object that cannot be deleted is reported and the others are still deleted\n"
+      "(exit 1).",
+      {{"TYPE[/NAME]", false, false, {}, kResourceTypeHints}, {"NAME", false, true}},
       with_cluster_flags({{"filename",
                            'f',
                            "FILE",
@@ -128,6 +177,8 @@ const Command& delete_command() {
                            {},
                            false,
                            true},
+                          {"all", '\0', "", "every object of TYPE in the namespace"},
+                          {"selector", 'l', "SELECTOR", "the objects of TYPE that match (app=x)"},
                           {"cascade",
                            '\0',
                            "background|foreground|orphan",

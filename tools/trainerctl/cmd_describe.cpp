@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // `trainerctl describe trainjob NAME`: a TrainJob as kubectl describe shows objects: its runtime,
-// nodes, conditions, jobs and trainer status, then the JobSet and the pods it runs.
+// nodes, conditions, jobs and trainer status, then the JobSet and the pods it runs, and the
+// events of the three.
 #include "cluster_flags.hpp"
 #include "commands.hpp"
+#include "resource_args.hpp"
 
+#include "api/time_text.hpp"
 #include "table_printer.hpp"
 #include "trainer/json_path.hpp"
 
@@ -13,6 +16,8 @@
 #include <boost/json/array.hpp>
 #include <boost/json/serialize.hpp>
 
+#include <cctype>
+#include <chrono>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -156,7 +161,9 @@ void describe_trainjob(const json::object& job) {
 }
 
 // The JobSet of the TrainJob (same name) and its pods; what cannot be read is said inline.
-void describe_children(kube::Client& client, const std::string& ns, const std::string& name) {
+// Adds what events are about to `involved`: the JobSet and each pod found.
+void describe_children(kube::Client& client, const std::string& ns, const std::string& name,
+                       std::vector<cluster::InvolvedObject>& involved) {
   std::puts("JobSet:");
   auto jobsets = client.resource_for(trainer::kJobSetApiVersion, trainer::kJobSetKind);
   if (!jobsets) {
@@ -166,6 +173,8 @@ void describe_children(kube::Client& client, const std::string& ns, const std::s
                               ? "<none>"
                               : ("<unknown: " + jobset.error().message + ">").c_str());
   } else {
+    involved.push_back(
+        {trainer::kJobSetKind, ns, name, text_at(find_object(*jobset, "metadata"), "uid")});
     const auto* status = find_object(*jobset, "status");
     std::string state = "Running";
     if (const auto* conditions = status != nullptr ? find_array(*status, "conditions") : nullptr) {
@@ -218,26 +227,132 @@ void describe_children(kube::Client& client, const std::string& ns, const std::s
                      text_at(labels, "jobset.sigs.k8s.io/replicatedjob-name"), index,
                      text_at(find_object(*pod, "status"), "phase"),
                      text_at(find_object(*pod, "spec"), "nodeName")});
+    involved.push_back({"Pod", ns, text_at(meta, "name"), text_at(meta, "uid")});
   }
   sub_table(lines);
 }
 
-int run_describe(const Parsed& args) {
-  const auto kind = cluster::parse_kind(args.args()[0]);
-  if (!kind) return report_cluster_error(kind.error());
-  if (*kind != cluster::Kind::kTrainJob) {
-    std::fputs("error: describe supports TrainJobs only (use get -o yaml for runtimes)\n", stderr);
-    return kExitUsage;
+// How long ago `key` of `object` was (a metav1.Time or MicroTime), as kubectl prints it;
+// `<unknown>` when it is not there.
+std::string age_of(const json::object* object, std::string_view key) {
+  const auto when = trainer::detail::parse_rfc3339(text_at(object, key));
+  if (!when) return "<unknown>";
+  return trainer::detail::human_duration(std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::system_clock::now() - *when));
+}
+
+// kubectl describe's Events section: the TrainJob's events and those of its JobSet and pods
+// (their messages start with `jobset/<name>: ` or `pod/<name>: `), oldest first.
+void describe_events(kube::Client& client, const json::object& job,
+                     const std::vector<cluster::InvolvedObject>& involved) {
+  auto events = cluster::events(client, involved);
+  if (!events) {
+    field(0, "Events", "<unknown: " + events.error().message + ">");
+    return;
   }
+  if (events->empty()) {
+    field(0, "Events", "<none>");
+    return;
+  }
+  const std::string job_name = text_at(find_object(job, "metadata"), "name");
+  std::vector<TextRow> lines{{"  Type", "Reason", "Age", "From", "Message"},
+                             {"  ----", "------", "----", "----", "-------"}};
+  for (const auto& event : *events) {
+    const auto* regarding = find_object(event, "involvedObject");
+    const std::string kind = text_at(regarding, "kind");
+    const std::string name = text_at(regarding, "name");
+    // kubectl's Age: since the first occurrence, or `<last> (xN over <first>)` for a repeat.
+    std::string first = age_of(&event, "eventTime");
+    if (text_at(&event, "eventTime").empty()) first = age_of(&event, "firstTimestamp");
+    std::string age = first;
+    const auto* series = find_object(event, "series");
+    const std::string count = text_at(&event, "count");
+    if (series != nullptr) {
+      age = age_of(series, "lastObservedTime") + " (x" + text_at(series, "count") + " over " +
+            first + ")";
+    } else if (!count.empty() && count != "0" && count != "1") {
+      age = age_of(&event, "lastTimestamp") + " (x" + count + " over " + first + ")";
+    }
+    std::string from = text_at(find_object(event, "source"), "component");
+    if (from.empty()) from = text_at(&event, "reportingComponent");
+    std::string message = text_at(&event, "message");
+    message.erase(0, message.find_first_not_of(" \t\r\n"));
+    message.erase(message.find_last_not_of(" \t\r\n") + 1);
+    if (kind != "TrainJob" || name != job_name) {
+      std::string about = kind;
+      for (auto& c : about) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      message = about + "/" + name + ": " + message;
+    }
+    lines.push_back(
+        {"  " + text_at(&event, "type"), text_at(&event, "reason"), age, from, message});
+  }
+  std::puts("Events:");
+  std::fputs(tab_write(lines, 0, 2).c_str(), stdout);
+}
+
+int usage(const std::string& message) {
+  std::fprintf(stderr, "error: %s\nSee 'trainerctl describe --help' for usage.\n", message.c_str());
+  return kExitUsage;
+}
+
+int run_describe(const Parsed& args) {
+  auto targets = parse_resource_args(args.args(), "describe", args.given("selector"));
+  if (!targets) return usage(targets.error().message);
   auto client = connect(args);
   if (!client) return report_cluster_error(client.error());
+  auto resources = resolve(*client, *targets);
+  if (!resources) return report_cluster_error(resources.error());
+  for (const auto& resource : *resources) {
+    if (!is_trainjob(resource)) {
+      return usage("describe shows TrainJobs; for " + resource.resource + ", `trainerctl get " +
+                   resource.resource + "/NAME -o yaml` shows the object");
+    }
+  }
   const std::string ns = namespace_of(args, *client);
-  const std::string& name = args.args()[1];
-  auto job = cluster::get(*client, *kind, ns, name);
-  if (!job) return report_cluster_error(job.error());
-  describe_trainjob(*job);
-  describe_children(*client, ns, name);
-  return kExitOk;
+  std::vector<json::object> jobs;
+  std::vector<trainer::Error> errors;
+  for (const auto& target : *targets) {
+    if (!target.name.empty()) {
+      auto job = cluster::get(*client, cluster::Kind::kTrainJob, ns, target.name);
+      if (job) {
+        jobs.push_back(std::move(*job));
+      } else {
+        errors.push_back(std::move(job.error()));
+      }
+      continue;
+    }
+    cluster::GetOptions options;
+    options.label_selector = args.value("selector");
+    auto listed = cluster::list(*client, cluster::Kind::kTrainJob, ns, options);
+    if (!listed) {
+      errors.push_back(std::move(listed.error()));
+      continue;
+    }
+    if (auto* items = find_array(*listed, "items")) {
+      for (const auto& item : *items) {
+        if (item.is_object()) jobs.push_back(item.get_object());
+      }
+    }
+  }
+  if (jobs.empty() && errors.empty()) {
+    std::fprintf(stderr, "No resources found in %s namespace.\n", ns.c_str());
+    return kExitOk;
+  }
+  const bool show_events = args.enabled("show-events");
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    // kubectl separates described objects with two blank lines.
+    if (i > 0) std::fputs("\n\n", stdout);
+    const auto& job = jobs[i];
+    const auto* meta = find_object(job, "metadata");
+    const std::string name = text_at(meta, "name");
+    std::vector<cluster::InvolvedObject> involved{{"TrainJob", ns, name, text_at(meta, "uid")}};
+    describe_trainjob(job);
+    describe_children(*client, ns, name, involved);
+    if (show_events) describe_events(*client, job, involved);
+    std::fflush(stdout);
+  }
+  for (const auto& error : errors) report_cluster_error(error);
+  return errors.empty() ? kExitOk : kExitFailed;
 }
 
 }  // namespace
@@ -245,11 +360,20 @@ int run_describe(const Parsed& args) {
 const Command& describe_command() {
   static const Command command{
       "describe",
-      "show a TrainJob on a cluster in detail, with its JobSet and pods",
-      "The TrainJob's runtime, nodes, trainer, conditions, jobs status and trainer status, then\n"
-      "the JobSet the controller made for it and that JobSet's pods.",
-      {{"TYPE", true}, {"NAME", true}},
-      with_cluster_flags({}),
+      "show TrainJobs on a cluster in detail, with their JobSets, pods and events",
+      "Each TrainJob's runtime, nodes, trainer, conditions, jobs status and trainer status,\n"
+      "then the JobSet the controller made for it, that JobSet's pods, and the events of all of\n"
+      "them as kubectl describe lists events, oldest first (a JobSet's or pod's message starts\n"
+      "with jobset/NAME: or pod/NAME:). trainjob NAME..., trainjob/NAME..., or trainjobs (every\n"
+      "TrainJob of the namespace, or those of -l).",
+      {{"TYPE[/NAME]", true, false, {}, {"trainjobs"}}, {"NAME", false, true}},
+      with_cluster_flags({{"selector", 'l', "SELECTOR", "label selector (app=x,tier!=y)"},
+                          {"show-events",
+                           '\0',
+                           "",
+                           "list the events (--show-events=false leaves them out)",
+                           {},
+                           "true"}}),
       run_describe};
   return command;
 }

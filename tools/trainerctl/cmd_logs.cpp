@@ -4,6 +4,7 @@
 #include "cluster_flags.hpp"
 #include "commands.hpp"
 #include "output.hpp"
+#include "resource_args.hpp"
 
 #include "trainer/cluster.hpp"
 #include "trainer/local.hpp"
@@ -150,9 +151,22 @@ int run_cluster_logs(const Parsed& args) {
   options.follow = args.enabled("follow");
   auto client = connect(args);
   if (!client) return report_cluster_error(client.error());
+  // NAME, or TYPE/NAME read as every cluster command reads it, whose TYPE must be a TrainJob's.
+  std::string name = args.args()[0];
+  if (name.find('/') != std::string::npos) {
+    auto target = parse_resource_args({name}, "logs");
+    if (!target) return usage(target.error().message);
+    auto resource = resolve(*client, *target);
+    if (!resource) return report_cluster_error(resource.error());
+    if (!is_trainjob(resource->front())) {
+      return usage("logs reads a TrainJob's pods: trainjob/NAME or NAME, not " +
+                   resource->front().resource);
+    }
+    name = target->front().name;
+  }
   PodLines writer(args.enabled("prefix"), options.container);
   auto read = trainer::cluster::logs(
-      *client, namespace_of(args, *client), args.args()[0], options,
+      *client, namespace_of(args, *client), name, options,
       [&](const trainer::cluster::LogChunk& chunk) { return writer.write(chunk.pod, chunk.data); });
   writer.finish();
   if (!read) return report_cluster_error(read.error());
@@ -177,6 +191,7 @@ const Command& logs_command() {
       "NAME: a TrainJob on the cluster: the logs of its trainer pods (container node), found by\n"
       "the JobSet's labels; --node N narrows them to node N, --replicated-job to another job\n"
       "(an initializer), --all-pods reads every pod. Several pods followed (-f) are read at once.\n"
+      "trainjob/NAME (kubectl's TYPE/NAME) is the same TrainJob.\n"
       "Lines show as they arrive: a `\\r` redraw (a progress bar) at once, a line longer than\n"
       "64 KiB in pieces (docs/local.md, \"Logs\"). -f on RUN_DIR follows until the run ends.",
       {{"NAME|RUN_DIR", true}, {"POD", false}},

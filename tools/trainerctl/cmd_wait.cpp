@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// `trainerctl wait trainjob/NAME --for=condition=TYPE[=STATUS] [--timeout=30s]`, kubectl's
-// wait on one TrainJob.
+// `trainerctl wait trainjob/NAME... --for=condition=TYPE[=STATUS]|delete [--timeout=30s]`,
+// kubectl's wait on TrainJobs (a condition) or on objects of any kind (their deletion).
 #include "cluster_flags.hpp"
 #include "commands.hpp"
+#include "resource_args.hpp"
 
 #include "trainer/cluster.hpp"
 
@@ -20,28 +21,19 @@ int usage(const std::string& message) {
 }
 
 int run_wait(const Parsed& args) {
-  // TYPE/NAME, or TYPE NAME.
-  std::string type = args.args()[0];
-  std::string name;
-  if (const auto slash = type.find('/'); slash != std::string::npos) {
-    if (args.args().size() > 1) return usage("there is no need to specify a resource name twice");
-    name = type.substr(slash + 1);
-    type.resize(slash);
-  } else if (args.args().size() > 1) {
-    name = args.args()[1];
+  auto targets = parse_resource_args(args.args(), "wait");
+  if (!targets) return usage(targets.error().message);
+  for (const auto& target : *targets) {
+    if (target.name.empty()) return usage("resource(s) were provided, but no name was specified");
   }
-  if (name.empty()) return usage("a TrainJob name is required: trainjob/NAME");
-  const auto kind = cluster::parse_kind(type);
-  if (!kind) return report_cluster_error(kind.error());
-  if (*kind != cluster::Kind::kTrainJob) return usage("wait supports TrainJobs only");
-
   const std::string condition_for = args.value("for");
+  const bool for_delete = condition_for == "delete";
   constexpr std::string_view kPrefix = "condition=";
-  if (condition_for.compare(0, kPrefix.size(), kPrefix) != 0 ||
-      condition_for.size() == kPrefix.size()) {
-    return usage("--for must be condition=TYPE[=STATUS], got \"" + condition_for + "\"");
+  if (!for_delete && (condition_for.compare(0, kPrefix.size(), kPrefix) != 0 ||
+                      condition_for.size() == kPrefix.size())) {
+    return usage("--for must be delete or condition=TYPE[=STATUS], got \"" + condition_for + "\"");
   }
-  std::string condition = condition_for.substr(kPrefix.size());
+  std::string condition = for_delete ? std::string() : condition_for.substr(kPrefix.size());
   std::string status = "True";
   if (const auto eq = condition.find('='); eq != std::string::npos) {
     status = condition.substr(eq + 1);
@@ -52,14 +44,42 @@ int run_wait(const Parsed& args) {
 
   auto client = connect(args);
   if (!client) return report_cluster_error(client.error());
-  auto resource = cluster::resource_of(*client, *kind);
-  if (!resource) return report_cluster_error(resource.error());
+  auto resources = resolve(*client, *targets);
+  if (!resources) return report_cluster_error(resources.error());
+  if (!for_delete) {
+    for (const auto& resource : *resources) {
+      if (!is_trainjob(resource)) {
+        return usage("--for=condition waits for TrainJobs; " + resource.resource +
+                     " can be waited for with --for=delete");
+      }
+    }
+  }
+  const std::string ns = namespace_of(args, *client);
   cluster::WaitOptions options;
   options.wait_timeout = *timeout;
-  auto met = cluster::wait(*client, namespace_of(args, *client), name, condition, status, options);
-  if (!met) return report_cluster_error(met.error());
-  std::printf("%s/%s condition met\n", resource->kind_group().c_str(), name.c_str());
-  return kExitOk;
+  int failures = 0;
+  // One object after the other, each with the whole timeout (kubectl).
+  for (std::size_t i = 0; i < targets->size(); ++i) {
+    const auto& resource = (*resources)[i];
+    const std::string& name = (*targets)[i].name;
+    bool met = true;
+    if (for_delete) {
+      auto deleted = cluster::wait_deleted(*client, resource, ns, name, options);
+      if (!deleted) {
+        report_cluster_error(deleted.error());
+        ++failures;
+        continue;
+      }
+      met = *deleted;  // an object that was not there is not reported (kubectl)
+    } else if (auto found = cluster::wait(*client, ns, name, condition, status, options); !found) {
+      report_cluster_error(found.error());
+      ++failures;
+      continue;
+    }
+    if (met) std::printf("%s/%s condition met\n", resource.kind_group().c_str(), name.c_str());
+    std::fflush(stdout);
+  }
+  return failures == 0 ? kExitOk : kExitFailed;
 }
 
 }  // namespace
@@ -67,19 +87,20 @@ int run_wait(const Parsed& args) {
 const Command& wait_command() {
   static const Command command{
       "wait",
-      "wait for a condition of a TrainJob on a cluster",
-      "Waits until the TrainJob's condition TYPE (Complete, Failed, Suspended or any type,\n"
-      "compared case-insensitively) has STATUS (default True), as kubectl wait does: a\n"
-      "condition older than the TrainJob's generation does not count. Exit 1 on timeout\n"
-      "(--timeout=0 checks once), and when the TrainJob fails while waiting for another\n"
-      "condition.",
-      {{"trainjob/NAME", true}, {"NAME", false}},
+      "wait for a condition of TrainJobs, or for objects to be deleted, on a cluster",
+      "--for=condition=TYPE[=STATUS]: until the TrainJob's condition TYPE (Complete, Failed,\n"
+      "Suspended or any type, compared case-insensitively) has STATUS (default True), as kubectl\n"
+      "wait does: a condition older than the TrainJob's generation does not count; a TrainJob\n"
+      "that fails while waiting for another condition ends the wait (exit 1).\n"
+      "--for=delete: until the objects (of any kind) are gone; one already gone is not waited\n"
+      "for. Each object gets the whole --timeout (exit 1 when it passes; 0 checks once).",
+      {{"TYPE[/NAME]", true, false, {}, kResourceTypeHints}, {"NAME", false, true}},
       with_cluster_flags(
           {{"for",
             '\0',
-            "condition=TYPE[=STATUS]",
-            "the condition to wait for",
-            {},
+            "delete|condition=TYPE[=STATUS]",
+            "what to wait for",
+            {"delete", "condition="},
             {},
             false,
             false,

@@ -6,6 +6,8 @@
 
 #include "flags.hpp"
 
+#include <vector>
+
 namespace trainerctl {
 
 inline constexpr int kExitOk = 0;
@@ -28,6 +30,12 @@ inline const Flag kStrictFlag{
     "strict", '\0', "",
     "a Training Operator v1 field that Trainer v2 cannot express is an error, not a warning"};
 
+/// What completion offers for a cluster command's TYPE: the Trainer kinds and what a TrainJob
+/// owns (any kind the server serves is accepted).
+inline const std::vector<std::string_view> kResourceTypeHints = {
+    "trainjobs",        "trainingruntimes", "clustertrainingruntimes",
+    "optimizationjobs", "jobsets",          "pods"};
+
 const Command& version_command();
 const Command& validate_command();
 const Command& render_command();
@@ -45,5 +53,10 @@ const Command& controller_command();
 const Command& convert_command();
 const Command& install_command();
 const Command& uninstall_command();
+const Command& completion_command();
+
+/// Every command, in the order `trainerctl --help` lists them (the completion scripts are
+/// generated from the same list).
+const std::vector<const Command*>& all_commands();
 
 }  // namespace trainerctl

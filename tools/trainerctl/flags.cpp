@@ -20,19 +20,29 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-std::size_t levenshtein(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  std::iota(row.begin(), row.end(), std::size_t{0});
+// Edit distance with swaps of neighbours (optimal string alignment): `gte` is one edit from
+// `get`, as a typist sees it.
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  std::iota(d[0].begin(), d[0].end(), std::size_t{0});
   for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
     for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
+      d[i][j] = std::min(
+          {d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      }
     }
   }
-  return row[b.size()];
+  return d[a.size()][b.size()];
+}
+
+bool accepts(const std::vector<std::string_view>& choices, std::string_view value) {
+  return std::any_of(choices.begin(), choices.end(), [&](std::string_view choice) {
+    if (!choice.empty() && choice.back() == '=') return value.substr(0, choice.size()) == choice;
+    return value == choice;
+  });
 }
 
 // Go's strconv.ParseBool, which pflag uses for boolean flags.
@@ -96,7 +106,10 @@ void wrap(std::string& out, std::size_t column, std::size_t indent, std::string_
 std::string synopsis(const Command& command, std::size_t prefix) {
   std::vector<std::string> items;
   for (const auto& p : command.positionals) {
-    items.push_back(p.required ? std::string(p.name) : "[" + std::string(p.name) + "]");
+    const std::string name(p.name);
+    if (p.required) items.push_back(name);
+    items.push_back(p.repeated ? "[" + name + " ...]" : p.required ? "" : "[" + name + "]");
+    if (items.back().empty()) items.pop_back();
   }
   for (const auto& flag : command.flags) {
     std::string item = flag_spelling(flag);
@@ -197,8 +210,7 @@ tl::expected<Parsed, int> parse_command(const Command& command, const Args& args
                                         "\" flag: must be true or false");
       }
       stored = *b ? "true" : "false";
-    } else if (!flag.choices.empty() &&
-               std::find(flag.choices.begin(), flag.choices.end(), value) == flag.choices.end()) {
+    } else if (!flag.choices.empty() && !accepts(flag.choices, value)) {
       return usage_error(command, "invalid argument \"" + value + "\" for \"" + flag_label(flag) +
                                       "\" flag: must be " + join(flag.choices, " or "));
     }
@@ -305,9 +317,18 @@ tl::expected<Parsed, int> parse_command(const Command& command, const Args& args
     return tl::unexpected(usage_error(
         command, std::string(command.positionals[out.args_.size()].name) + " is required"));
   }
-  if (out.args_.size() > command.positionals.size()) {
+  const bool open_ended = !command.positionals.empty() && command.positionals.back().repeated;
+  if (out.args_.size() > command.positionals.size() && !open_ended) {
     return tl::unexpected(usage_error(
         command, "unexpected argument \"" + out.args_[command.positionals.size()] + "\""));
+  }
+  for (std::size_t i = 0; i < out.args_.size(); ++i) {
+    const auto& p = command.positionals[std::min(i, command.positionals.size() - 1)];
+    if (!p.choices.empty() && !accepts(p.choices, out.args_[i])) {
+      return tl::unexpected(usage_error(command, "invalid argument \"" + out.args_[i] + "\" for " +
+                                                     std::string(p.name) + ": must be " +
+                                                     join(p.choices, " or ")));
+    }
   }
   return out;
 }
@@ -366,9 +387,10 @@ std::vector<std::string_view> suggestions(std::string_view typed,
   std::vector<std::string_view> out;
   const std::string t = lower(typed);
   if (t.empty()) return out;
+  const std::size_t allowed = t.size() <= 5 ? 1 : 2;
   for (const auto candidate : candidates) {
     const std::string c = lower(candidate);
-    if (levenshtein(t, c) <= 2 || c.rfind(t, 0) == 0) out.push_back(candidate);
+    if (edit_distance(t, c) <= allowed || c.rfind(t, 0) == 0) out.push_back(candidate);
   }
   return out;
 }

@@ -36,17 +36,22 @@ struct Flag {
   char shorthand = '\0';          ///< `-x`, or '\0' for none
   std::string_view value_name{};  ///< the value in the help (`FILE`); empty: a boolean flag
   std::string_view help{};        ///< one line (wrapped by the help printer)
-  std::vector<std::string_view> choices{};  ///< when non-empty, the only values accepted
-  std::string_view default_value{};         ///< the value when the flag is not given
-  bool repeatable = false;  ///< every value is kept (`-f a -f b`); else the last one wins
-  bool comma_list = false;  ///< each value is also split at commas (implies repeatable)
-  bool required = false;    ///< the command needs at least one value
+  /// When non-empty, the only values accepted; a choice that ends in `=` (`jsonpath=`) takes
+  /// any value that starts with it.
+  std::vector<std::string_view> choices{};
+  std::string_view default_value{};  ///< the value when the flag is not given
+  bool repeatable = false;           ///< every value is kept (`-f a -f b`); else the last one wins
+  bool comma_list = false;           ///< each value is also split at commas (implies repeatable)
+  bool required = false;             ///< the command needs at least one value
 };
 
 /// One positional argument of a command.
 struct Positional {
-  std::string_view name{};  ///< as shown in the synopsis: RUN_DIR
-  bool required = true;     ///< optional ones come after the required ones
+  std::string_view name{};                  ///< as shown in the synopsis: RUN_DIR
+  bool required = true;                     ///< optional ones come after the required ones
+  bool repeated = false;                    ///< the last one only: it takes every further argument
+  std::vector<std::string_view> choices{};  ///< when non-empty, the only values accepted
+  std::vector<std::string_view> hints{};    ///< what completion offers (not enforced)
 };
 
 class Parsed;
@@ -94,8 +99,10 @@ class Parsed {
 /// columns, continuation lines aligned under the first flag.
 [[nodiscard]] std::string command_synopsis(const Command& command);
 
-/// The candidates that `typed` may have been meant as, cobra's way: Levenshtein distance at
-/// most 2 or a prefix of the candidate (case-insensitive). In candidate order.
+/// The candidates that `typed` may have been meant as (case-insensitive), in candidate order:
+/// those `typed` is a prefix of (cobra's rule), and those within an edit distance that grows
+/// with the word (a swap of two neighbours is one edit): 1 for words of up to 5 characters, 2
+/// for longer ones. cobra allows 2 everywhere, which makes `edit` suggest `wait`.
 [[nodiscard]] std::vector<std::string_view> suggestions(
     std::string_view typed, const std::vector<std::string_view>& candidates);
 

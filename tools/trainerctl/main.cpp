@@ -9,36 +9,38 @@
 #include <string_view>
 #include <vector>
 
+namespace trainerctl {
+
+const std::vector<const Command*>& all_commands() {
+  static const std::vector<const Command*> all = {
+      &version_command(),   &validate_command(),   &render_command(),   &run_command(),
+      &status_command(),    &logs_command(),       &runtimes_command(), &keygen_command(),
+      &apply_command(),     &get_command(),        &describe_command(), &wait_command(),
+      &delete_command(),    &controller_command(), &convert_command(),  &install_command(),
+      &uninstall_command(), &completion_command()};
+  return all;
+}
+
+}  // namespace trainerctl
+
 namespace {
 
 using trainerctl::Command;
 
-const std::vector<const Command*>& commands() {
-  static const std::vector<const Command*> all = {
-      &trainerctl::version_command(),  &trainerctl::validate_command(),
-      &trainerctl::render_command(),   &trainerctl::run_command(),
-      &trainerctl::status_command(),   &trainerctl::logs_command(),
-      &trainerctl::runtimes_command(), &trainerctl::keygen_command(),
-      &trainerctl::apply_command(),    &trainerctl::get_command(),
-      &trainerctl::describe_command(), &trainerctl::wait_command(),
-      &trainerctl::delete_command(),   &trainerctl::controller_command(),
-      &trainerctl::convert_command(),  &trainerctl::install_command(),
-      &trainerctl::uninstall_command()};
-  return all;
-}
-
 std::string usage() {
   std::string out = "usage: trainerctl <command> [flags]\ncommands:\n";
-  for (const auto* c : commands()) {
+  for (const auto* c : trainerctl::all_commands()) {
     out += "  " + std::string(c->name) + std::string(12 - c->name.size(), ' ') +
            std::string(c->summary) + "\n";
   }
-  out += "Run 'trainerctl <command> --help' for a command's flags.\n";
+  out +=
+      "Run 'trainerctl <command> --help' for a command's flags; 'trainerctl --version' for the\n"
+      "version; 'trainerctl completion bash|zsh|fish' for shell completion.\n";
   return out;
 }
 
 const Command* find_command(std::string_view name) {
-  for (const auto* c : commands()) {
+  for (const auto* c : trainerctl::all_commands()) {
     if (c->name == name) return c;
   }
   return nullptr;
@@ -47,7 +49,7 @@ const Command* find_command(std::string_view name) {
 // cobra's answer to an unknown command, with its suggestions.
 int unknown_command(std::string_view name) {
   std::vector<std::string_view> names;
-  for (const auto* c : commands()) names.push_back(c->name);
+  for (const auto* c : trainerctl::all_commands()) names.push_back(c->name);
   names.emplace_back("help");
   std::fprintf(stderr, "error: unknown command \"%.*s\" for \"trainerctl\"%s\n",
                static_cast<int>(name.size()), name.data(),
@@ -72,6 +74,12 @@ int dispatch(int argc, char** argv) {
     }
     std::fputs(usage().c_str(), stdout);
     return trainerctl::kExitOk;
+  }
+  // cobra's --version: what the version command prints.
+  if (name == "--version" && argc == 2) {
+    auto parsed = trainerctl::parse_command(trainerctl::version_command(), {});
+    if (!parsed) return parsed.error();
+    return trainerctl::version_command().run(*parsed);
   }
   if (!name.empty() && name[0] == '-') {
     std::fprintf(stderr, "error: unknown flag: %s (flags follow the command)\n%s", argv[1],

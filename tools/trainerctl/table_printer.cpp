@@ -33,12 +33,14 @@ std::size_t offset_of(std::string_view text, std::size_t n) {
 }
 
 // tab_write's column widths: every cell but a line's last is padded.
-std::vector<std::size_t> column_widths(const std::vector<TextRow>& lines) {
+std::vector<std::size_t> column_widths(const std::vector<TextRow>& lines,
+                                       std::size_t min_width = kMinWidth,
+                                       std::size_t padding = kPadding) {
   std::vector<std::size_t> widths;
   for (const auto& line : lines) {
     for (std::size_t i = 0; i + 1 < line.size(); ++i) {
-      if (widths.size() <= i) widths.resize(i + 1, kMinWidth);
-      widths[i] = std::max(widths[i], display_width(line[i]) + kPadding);
+      if (widths.size() <= i) widths.resize(i + 1, min_width);
+      widths[i] = std::max(widths[i], display_width(line[i]) + padding);
     }
   }
   return widths;
@@ -167,8 +169,13 @@ std::string tab_write_fit(std::vector<TextRow> lines, std::size_t width,
 }
 
 std::string tab_write(const std::vector<TextRow>& lines) {
+  return tab_write(lines, kMinWidth, kPadding);
+}
+
+std::string tab_write(const std::vector<TextRow>& lines, std::size_t min_width,
+                      std::size_t padding) {
   // The last cell of a line is not part of a column.
-  const auto widths = column_widths(lines);
+  const auto widths = column_widths(lines, min_width, padding);
   std::string out;
   for (const auto& line : lines) {
     for (std::size_t i = 0; i < line.size(); ++i) {

@@ -19,6 +19,9 @@ using TextRow = std::vector<std::string>;
 /// Go's text/tabwriter as kubectl configures it: minimum cell width 6, padding 3 spaces, the
 /// last cell of each line unpadded. Widths count UTF-8 characters.
 [[nodiscard]] std::string tab_write(const std::vector<TextRow>& lines);
+/// The same with other settings: kubectl describe's are minimum width 0, padding 2.
+[[nodiscard]] std::string tab_write(const std::vector<TextRow>& lines, std::size_t min_width,
+                                    std::size_t padding);
 
 /// The columns of the terminal `fd` is (TIOCGWINSZ); else $COLUMNS when it is a positive
 /// number; else 80.
