@@ -352,6 +352,14 @@ class Executor::Impl {
       unpublished = true;
       unpublished_since = std::chrono::steady_clock::now();
     };
+    // Writes the state when it changed and either the supervisor is about to wait (`idle`) or
+    // the change waited kStateDelay already.
+    const auto publish_changes = [&](bool idle) {
+      if (!unpublished) return;
+      if (!idle && std::chrono::steady_clock::now() - unpublished_since < kStateDelay) return;
+      publish();
+      unpublished = false;
+    };
     for (;;) {
       bool changed = false;
       bool start_failed = false;
@@ -370,8 +378,12 @@ class Executor::Impl {
       if (changed) changed_now();
       deliver();
       // A pod that could not be created changed the state without any descriptor to wake the
-      // poll below: step again at once (each failure counts toward backoffLimit, so this ends).
-      if (start_failed) continue;
+      // poll below: step again at once (each failure counts toward backoffLimit, so this ends),
+      // still writing the state at least every kStateDelay.
+      if (start_failed) {
+        publish_changes(false);
+        continue;
+      }
 
       bool pods_gone = false;
       {
@@ -421,10 +433,7 @@ class Executor::Impl {
         consider(std::chrono::duration_cast<std::chrono::milliseconds>(*drain_until - steady_now));
       }
       int ready = poll(fds.data(), fds.size(), 0);
-      if (unpublished && (ready == 0 || steady_now - unpublished_since >= kStateDelay)) {
-        publish();
-        unpublished = false;
-      }
+      publish_changes(ready == 0);
       if (ready == 0) ready = poll(fds.data(), fds.size(), timeout_ms);
       if (ready < 0 && errno != EINTR) break;
 

@@ -12,7 +12,7 @@
 
 #include <atomic>
 #include <chrono>
-#include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -49,15 +49,25 @@ json::value jobset(int pods, const std::string& script, int restarts = 0) {
                       {"spec", std::move(spec)}};
 }
 
-std::string fresh_dir() {
-  char tmpl[] = "/tmp/trainer-state-test-XXXXXX";
-  REQUIRE(mkdtemp(tmpl) != nullptr);
-  return std::string(tmpl) + "/run";
-}
+// A temporary folder, removed with everything below it at the end of the test.
+struct TempDir {
+  std::string path;
+  TempDir() {
+    char tmpl[] = "/tmp/trainer-state-test-XXXXXX";
+    REQUIRE(mkdtemp(tmpl) != nullptr);
+    path = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+};
 
-ExecutorOptions host_options() {
+ExecutorOptions host_options(const TempDir& tmp) {
   ExecutorOptions options;
-  options.run_dir = fresh_dir();
+  options.run_dir = tmp.path + "/run";
   options.isolation = trainer::local::Isolation::kHost;
   options.on_warning = [](std::string_view) {};
   return options;
@@ -70,7 +80,8 @@ std::int64_t count(const json::value& state, const char* what) {
 }  // namespace
 
 TEST_CASE("state.json: current while the executor waits, final when the run ends") {
-  auto options = host_options();
+  const TempDir tmp;
+  auto options = host_options(tmp);
   const auto dir = options.run_dir;
   std::atomic<int> statuses{0};
   json::value last_status;
@@ -79,7 +90,7 @@ TEST_CASE("state.json: current while the executor waits, final when the run ends
     last_status = s;  // the supervisor thread only, never concurrently
   };
   // Six pods that start in one step and wait for a file before they end.
-  const std::string go = dir + ".go";
+  const std::string go = tmp.path + "/go";
   auto started = Executor::start({jobset(6, "while [ ! -e " + go + " ]; do sleep 0.02; done")},
                                  std::move(options));
   REQUIRE(started.has_value());
@@ -110,11 +121,34 @@ TEST_CASE("state.json: current while the executor waits, final when the run ends
   CHECK(statuses.load() >= 2);
   CHECK(last_status.at("finished") == true);
   CHECK(last_status.at("pods") == live.at("pods"));
-  std::remove(go.c_str());
+}
+
+TEST_CASE("state.json: output that keeps the executor busy does not hold the state back") {
+  const TempDir tmp;
+  auto options = host_options(tmp);
+  const auto dir = options.run_dir;
+  // Pod 0 ends at once; pod 1 prints without a pause, so the supervisor always has output to
+  // handle: pod 0's end must still reach the file (within the write's 100 ms bound).
+  auto started = Executor::start({jobset(2,
+                                         "if [ \"$JOB_COMPLETION_INDEX\" = 0 ]; then exit 0; fi; "
+                                         "while :; do echo flood; done")},
+                                 std::move(options));
+  REQUIRE(started.has_value());
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  bool seen = false;
+  while (!seen && std::chrono::steady_clock::now() < deadline) {
+    auto state = trainer::local::read_status(dir);
+    seen = state && count(*state, "succeeded") == 1 && count(*state, "running") == 1;
+    if (!seen) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  CHECK(seen);
+  (*started)->cancel();
+  CHECK((*started)->wait(std::chrono::seconds(30)) == Phase::kFailed);
 }
 
 TEST_CASE("state.json: a reader never sees a partial document") {
-  auto options = host_options();
+  const TempDir tmp;
+  auto options = host_options(tmp);
   const auto dir = options.run_dir;
   // Eight pods failing at once, the JobSet restarted three times: many changes in a short time.
   auto started = Executor::start({jobset(8, "exit 1", 3)}, std::move(options));
