@@ -43,6 +43,9 @@ using detail::Clock;
 
 namespace {
 
+// The longest a state change waits for its state.json write while the supervisor is kept busy.
+constexpr std::chrono::milliseconds kStateDelay{100};
+
 struct Stream {
   int fd = -1;
   LogLineSplitter lines;  // a line's unfinished end, at most kMaxLogLinePiece bytes
@@ -281,9 +284,25 @@ class Executor::Impl {
     return changed;
   }
 
-  // Returns false when the pod could not be created (it then counts as a failed pod).
-  bool start_pod(std::size_t i) {
-    auto launched = detail::launch_pod(lifecycle_.plan(), i, lifecycle_.pod(i).name, config_);
+  // Creates the pods `starts`: every attempt's files first, then the helpers in a row. Returns
+  // false when one could not be created (it then counts as a failed pod).
+  bool start_pods(const std::vector<std::size_t>& starts) {
+    std::vector<Result<detail::PreparedPod>> prepared;
+    prepared.reserve(starts.size());
+    for (const auto i : starts) {
+      prepared.push_back(
+          detail::prepare_pod(lifecycle_.plan(), i, lifecycle_.pod(i).name, config_));
+    }
+    bool all = true;
+    for (std::size_t k = 0; k < starts.size(); ++k) {
+      auto launched = prepared[k].and_then(
+          [this](detail::PreparedPod& pod) { return detail::start_pod(std::move(pod), config_); });
+      all = start_pod(starts[k], std::move(launched)) && all;
+    }
+    return all;
+  }
+
+  bool start_pod(std::size_t i, Result<detail::Launched> launched) {
     const auto now = Clock::now();
     if (!launched) {
       const std::string msg =
@@ -321,6 +340,26 @@ class Executor::Impl {
   void run() {
     bool cancelled = false;
     std::optional<std::chrono::steady_clock::time_point> drain_until;
+    // state.json (and on_status) trail the state by at most what is already waiting to be
+    // handled: a change is written once nothing more is ready, before the supervisor waits, so
+    // the pods that start, get ready or exit together cost one write, and a reader never sees
+    // an older state while the executor is idle. Output that keeps the supervisor busy delays
+    // the write by at most kStateDelay.
+    bool unpublished = false;
+    auto unpublished_since = std::chrono::steady_clock::now();
+    const auto changed_now = [&unpublished, &unpublished_since] {
+      if (unpublished) return;
+      unpublished = true;
+      unpublished_since = std::chrono::steady_clock::now();
+    };
+    // Writes the state when it changed and either the supervisor is about to wait (`idle`) or
+    // the change waited kStateDelay already.
+    const auto publish_changes = [&](bool idle) {
+      if (!unpublished) return;
+      if (!idle && std::chrono::steady_clock::now() - unpublished_since < kStateDelay) return;
+      publish();
+      unpublished = false;
+    };
     for (;;) {
       bool changed = false;
       bool start_failed = false;
@@ -332,18 +371,19 @@ class Executor::Impl {
           lifecycle_.cancel(now);
         }
         const auto actions = lifecycle_.step(now);
-        for (const auto i : actions.start) start_failed = !start_pod(i) || start_failed;
+        start_failed = !start_pods(actions.start);
         for (const auto i : actions.stop) stop_pod(i);
         changed = !actions.start.empty() || !actions.stop.empty();
       }
-      if (changed) {
-        publish();
-      } else {
-        deliver();
-      }
+      if (changed) changed_now();
+      deliver();
       // A pod that could not be created changed the state without any descriptor to wake the
-      // poll below: step again at once (each failure counts toward backoffLimit, so this ends).
-      if (start_failed) continue;
+      // poll below: step again at once (each failure counts toward backoffLimit, so this ends),
+      // still writing the state at least every kStateDelay.
+      if (start_failed) {
+        publish_changes(false);
+        continue;
+      }
 
       bool pods_gone = false;
       {
@@ -357,6 +397,7 @@ class Executor::Impl {
         const bool open_pipes = std::any_of(procs_.begin(), procs_.end(), [](const auto& kv) {
           return kv.second.out.fd >= 0 || kv.second.err.fd >= 0;
         });
+        // The final publish below writes the last state.
         if (!open_pipes || std::chrono::steady_clock::now() >= *drain_until) break;
       }
 
@@ -391,7 +432,9 @@ class Executor::Impl {
       if (drain_until) {
         consider(std::chrono::duration_cast<std::chrono::milliseconds>(*drain_until - steady_now));
       }
-      const int ready = poll(fds.data(), fds.size(), timeout_ms);
+      int ready = poll(fds.data(), fds.size(), 0);
+      publish_changes(ready == 0);
+      if (ready == 0) ready = poll(fds.data(), fds.size(), timeout_ms);
       if (ready < 0 && errno != EINTR) break;
 
       std::lock_guard<std::mutex> lock(mu_);
@@ -457,11 +500,8 @@ class Executor::Impl {
         }
       }
       mu_.unlock();
-      if (changed) {
-        publish();
-      } else {
-        deliver();
-      }
+      if (changed) changed_now();
+      deliver();
       mu_.lock();
     }
     // Anything still alive here (a poll failure): kill it, so nothing outlives the run.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "local/pod_launch.hpp"
 
+#include "local/pod_spawn.hpp"
 #include "local/progress_registry.hpp"
 #include "local/run_folder.hpp"
 #include "local/security.hpp"
@@ -21,7 +22,6 @@
 #include <fcntl.h>
 #include <link.h>
 #include <linux/capability.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -49,6 +49,16 @@ bool executable(const std::string& path) {
 
 std::string dir_of(const std::string& path) {
   return path.substr(0, path.rfind('/'));
+}
+
+// This process's pid as /proc shows it (0 when /proc is not mounted): what a pod's helper,
+// PID 1 of its own namespace, reads there as its parent's before it mounts the pod's /proc.
+long proc_pid() {
+  char buf[32];
+  const ssize_t n = readlink("/proc/self", buf, sizeof buf - 1);
+  if (n <= 0) return 0;
+  buf[n] = '\0';
+  return std::strtol(buf, nullptr, 10);
 }
 
 // The folder of the running executable ("" when /proc is not mounted).
@@ -245,6 +255,7 @@ Result<LaunchConfig> prepare_run(const Plan& plan, const ExecutorOptions& option
         "volumes are not mounted at their mountPath, and the hostname is this machine's "
         "(docs/local.md, \"Without privileges\")");
   }
+  config.parent_pid = config.namespaces ? proc_pid() : static_cast<long>(getpid());
   auto helper = find_helper(options);
   if (!helper) return tl::unexpected(helper.error());
   config.helper = *helper;
@@ -295,8 +306,8 @@ Result<LaunchConfig> prepare_run(const Plan& plan, const ExecutorOptions& option
   return config;
 }
 
-Result<Launched> launch_pod(const Plan& plan, std::size_t index, const std::string& name,
-                            const LaunchConfig& config) {
+Result<PreparedPod> prepare_pod(const Plan& plan, std::size_t index, const std::string& name,
+                                const LaunchConfig& config) {
   const auto& pod = plan.pods[index];
   // The attempt's folder, its volumes and its spec, all below the run folder's descriptor.
   const int run_fd = open(config.run_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -338,6 +349,7 @@ Result<Launched> launch_pod(const Plan& plan, std::size_t index, const std::stri
     return tl::unexpected(std::move(given.error()));
   }
   const json::object spec{{"namespaces", config.namespaces},
+                          {"executorPid", config.parent_pid},
                           {"hostname", pod.hostname},
                           {"hostsFile", config.namespaces ? config.run_dir + "/hosts" : ""},
                           {"mounts", std::move(*mounts)},
@@ -349,71 +361,59 @@ Result<Launched> launch_pod(const Plan& plan, std::size_t index, const std::stri
                           {"holdOnly", pod.holds_namespaces_only},
                           {"graceSeconds", pod.grace_seconds},
                           {"user", pod_user_json(*user)}};
-  const std::string spec_path = dir + "/spec.json";
+  PreparedPod out;
+  out.spec_path = dir + "/spec.json";
   // The spec holds resolved Secret values: readable by the owner only.
   if (auto w = write_file_below(pod_dir->get(), "spec.json", json::serialize(spec), 0600, dir);
       !w) {
     return tl::unexpected(w.error());
   }
-
-  Launched out;
   out.log_path = config.run_dir + "/logs/" + name + ".log";
   auto logs = open_below(run_fd, "logs", false, config.run_dir);
   if (!logs) return tl::unexpected(std::move(logs.error()));
   auto log = create_file_at(logs->get(), name + ".log", 0644, config.run_dir + "/logs");
   if (!log) return tl::unexpected(std::move(log.error()));
-  out.log_fd = log->release();
-  int pipes[3][2] = {{-1, -1}, {-1, -1}, {-1, -1}};
-  for (auto& p : pipes) {
-    if (pipe2(p, O_CLOEXEC) != 0) {
-      // Out of descriptors is a failed pod, not a leak that makes every later pod fail too.
-      const int err = errno;
-      for (auto& q : pipes) {
-        for (const int fd : q) {
-          if (fd >= 0) close(fd);
-        }
-      }
-      close(out.log_fd);
-      return fail(ErrorCode::kIo, std::string("pipe: ") + std::strerror(err));
-    }
+  out.log = std::move(*log);
+  return out;
+}
+
+Result<Launched> start_pod(PreparedPod pod, const LaunchConfig& config) {
+  // stdout, stderr and the readiness pipe (fd 3 of the helper); out of descriptors is a failed
+  // pod, not a leak that makes every later pod fail too.
+  Fd ends[3][2];
+  for (auto& end : ends) {
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) != 0)
+      return fail(ErrorCode::kIo, std::string("pipe: ") + std::strerror(errno));
+    end[0] = Fd(p[0]);
+    end[1] = Fd(p[1]);
   }
-  const int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  const Fd devnull(open("/dev/null", O_RDONLY | O_CLOEXEC));
   std::string helper = config.helper;
   std::string init = "init";
-  std::string spec_arg = spec_path;
+  std::string spec_arg = pod.spec_path;
   char* args[] = {helper.data(), init.data(), spec_arg.data(), nullptr};
-  const int deathsig = config.namespaces ? SIGKILL : SIGTERM;
-  const pid_t parent = getpid();
-  const pid_t pid = fork();
-  if (pid == 0) {
-    // Only syscalls from here to exec: the parent may have other threads.
-    setpgid(0, 0);  // out of the terminal's group: Ctrl-C reaches the executor, not the pods
-    prctl(PR_SET_PDEATHSIG, deathsig);
-    if (getppid() != parent) _exit(125);
-    dup2(devnull, 0);
-    dup2(pipes[0][1], 1);
-    dup2(pipes[1][1], 2);
-    dup2(pipes[2][1], 3);
-    syscall(SYS_close_range, 4U, ~0U, 0U);
-    execv(args[0], args);
-    _exit(125);
-  }
-  if (devnull >= 0) close(devnull);
-  for (auto& p : pipes) close(p[1]);
-  if (pid < 0) {
-    for (auto& p : pipes) close(p[0]);
-    close(out.log_fd);
-    return fail(ErrorCode::kIo, std::string("fork: ") + std::strerror(errno));
-  }
-  out.pid = pid;
-  out.pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0U));
-  out.stdout_fd = pipes[0][0];
-  out.stderr_fd = pipes[1][0];
-  out.ready_fd = pipes[2][0];
-  if (out.pidfd < 0) {
-    kill(pid, SIGKILL);
-    return fail(ErrorCode::kIo, std::string("pidfd_open: ") + std::strerror(errno));
-  }
+  SpawnRequest request;
+  request.path = helper.c_str();
+  request.argv = args;
+  request.namespaces = config.namespaces;
+  // Under namespaces SIGKILL takes the pod's PID namespace with it; without, SIGTERM lets the
+  // helper end the container's group.
+  request.death_signal = config.namespaces ? SIGKILL : SIGTERM;
+  request.fds[0] = devnull.get();
+  request.fds[1] = ends[0][1].get();
+  request.fds[2] = ends[1][1].get();
+  request.fds[3] = ends[2][1].get();
+  auto spawned = spawn_helper(request);
+  if (!spawned) return tl::unexpected(std::move(spawned.error()));
+  Launched out;
+  out.pid = spawned->pid;
+  out.pidfd = spawned->pidfd;
+  out.stdout_fd = ends[0][0].release();
+  out.stderr_fd = ends[1][0].release();
+  out.ready_fd = ends[2][0].release();
+  out.log_fd = pod.log.release();
+  out.log_path = std::move(pod.log_path);
   return out;
 }
 

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// Preparing a run folder and starting one pod: volumes materialized, env resolved, the pod spec
-// written for `trainer-pod init`, and the helper forked with its pipes.
+// Preparing a run folder and starting pods: each pod attempt's volumes materialized, env
+// resolved and spec written for `trainer-pod init` first (`prepare_pod`), then the helper
+// started with its pipes (`start_pod`, through pod_spawn.hpp), so a batch of pods starts in a
+// tight loop once every file is in place.
 #pragma once
 
 #include "local/env.hpp"
 #include "local/plan.hpp"
+#include "local/run_folder.hpp"
 
 #include "trainer/local.hpp"
 #include "trainer/local_progress.hpp"
@@ -28,6 +31,10 @@ struct LaunchConfig {
   std::shared_ptr<ProgressServer> progress;
   /// Names every pod resolves to 127.0.0.1: the progress server's service names.
   std::vector<std::string> loopback_names;
+  /// This process's pid as a pod's helper sees its parent (`executorPid` of the pod spec; 0:
+  /// not known): getpid() without namespaces, else the pid /proc shows, which the helper reads
+  /// before it mounts the pod's own /proc.
+  long parent_pid = 0;
 };
 
 /// Chooses the isolation, finds the helper, creates the run folder (refusing a used one),
@@ -44,8 +51,18 @@ struct Launched {
   std::string log_path;
 };
 
-/// Starts pod `index` as `name` (its attempt's pod name).
-[[nodiscard]] Result<Launched> launch_pod(const Plan& plan, std::size_t index,
-                                          const std::string& name, const LaunchConfig& config);
+/// A pod attempt whose files are written: its folder, volumes, spec and log file.
+struct PreparedPod {
+  std::string spec_path;
+  std::string log_path;
+  Fd log;
+};
+
+/// Writes what pod `index` needs to start as `name` (its attempt's pod name).
+[[nodiscard]] Result<PreparedPod> prepare_pod(const Plan& plan, std::size_t index,
+                                              const std::string& name, const LaunchConfig& config);
+
+/// Starts the helper of a prepared pod attempt with its pipes.
+[[nodiscard]] Result<Launched> start_pod(PreparedPod pod, const LaunchConfig& config);
 
 }  // namespace trainer::local::detail

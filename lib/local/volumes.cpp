@@ -39,13 +39,21 @@ std::string normalized(std::string_view rel) {
   return out;
 }
 
-Result<Source> make_source(const Volume& v, const PodFolder& folder, int volumes_fd) {
+// `volumes_fd`: the attempt's volumes/ folder, made on first use (a pod without emptyDir,
+// ConfigMap or Secret volumes has none).
+Result<Source> make_source(const Volume& v, const PodFolder& folder, Fd& volumes_fd) {
   Source s;
   switch (v.kind) {
     case Volume::Kind::kEmptyDir:
     case Volume::Kind::kFiles: {
       s.path = folder.run_dir + "/pods/" + folder.name + "/volumes/" + v.name;
-      auto fd = open_below(volumes_fd, v.name, true,
+      if (volumes_fd.get() < 0) {
+        auto made =
+            open_below(folder.pod_fd, "volumes", true, folder.run_dir + "/pods/" + folder.name);
+        if (!made) return tl::unexpected(std::move(made.error()));
+        volumes_fd = std::move(*made);
+      }
+      auto fd = open_below(volumes_fd.get(), v.name, true,
                            folder.run_dir + "/pods/" + folder.name + "/volumes");
       if (!fd) return tl::unexpected(std::move(fd.error()));
       s.fd = std::move(*fd);
@@ -77,12 +85,10 @@ unsigned host_file_mode(const Volume& volume, unsigned requested) {
 Result<json::array> prepare_volumes(const PodPlan& pod, const PodFolder& folder, bool with_mounts,
                                     const std::map<std::string, std::string>& vars,
                                     const TokenIssuer& issue_token) {
-  auto volumes_fd =
-      open_below(folder.pod_fd, "volumes", true, folder.run_dir + "/pods/" + folder.name);
-  if (!volumes_fd) return tl::unexpected(std::move(volumes_fd.error()));
+  Fd volumes_fd;
   std::map<std::string, Source> sources;
   for (const auto& v : pod.volumes) {
-    auto source = make_source(v, folder, volumes_fd->get());
+    auto source = make_source(v, folder, volumes_fd);
     if (!source) return tl::unexpected(std::move(source.error()));
     for (const auto& f : v.files) {
       auto written = write_file_below(source->fd.get(), f.path, f.content,

@@ -368,9 +368,16 @@ class Runner {
       changed_ = true;
       cv_.notify_one();
     };
+    // Only what results.json shows wakes the loop: a new progress post (its metrics) and the
+    // end of the run (the trial's final state); the run's other changes (pods starting,
+    // getting ready) would only rewrite the same document.
     o.on_status = [this, s](const json::value& status) {
-      const auto* posted = status.as_object().if_contains("trainerStatus");
+      const auto& doc = status.as_object();
+      const auto* posted = doc.if_contains("trainerStatus");
+      const auto* finished = doc.if_contains("finished");
+      const bool ended = finished != nullptr && finished->is_bool() && finished->get_bool();
       std::lock_guard<std::mutex> lock(mu_);
+      bool news = ended;
       if (posted != nullptr && *posted != s->trainer_status) {
         s->trainer_status = *posted;
         auto& points = s->t.trial.metrics;
@@ -378,7 +385,9 @@ class Runner {
              progress_points(*posted, metric_, static_cast<std::int64_t>(points.size()))) {
           points.push_back(std::move(point));
         }
+        news = true;
       }
+      if (!news) return;
       changed_ = true;
       cv_.notify_one();
     };

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// `trainer-pod init SPEC`: one pod. With namespaces it unshares mount, UTS and PID namespaces
-// and forks the pod's init (PID 1 there), which makes its mounts private, binds /etc/hosts and
-// the volumes, sets the hostname, mounts a fresh /proc, serves the exec socket (the rsh agent's
-// way in), runs the container process and, when that ends, kills whatever is left in the pod.
-// Without namespaces the same init runs as a child subreaper over the container's group.
+// `trainer-pod init SPEC`: one pod's init. With namespaces the executor started it in new
+// mount, UTS and PID namespaces (lib/local/pod_spawn.cpp), so it is PID 1 of the pod: it makes
+// its mounts private, binds /etc/hosts and the volumes, sets the hostname, mounts a fresh /proc,
+// serves the exec socket (the rsh agent's way in), runs the container process and, when that
+// ends, kills whatever is left in the pod; as PID 1 it reaps every orphan of the pod. Without
+// namespaces the same init runs as a child subreaper over the container's group.
 // Single-threaded on purpose: it forks freely and waits with signalfd.
 #include "helper/helper.hpp"
 
@@ -18,6 +19,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -27,7 +29,6 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
-#include <sched.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
@@ -45,6 +46,7 @@ namespace {
 
 struct Spec {
   bool namespaces = false;
+  long executor_pid = 0;  // the parent it must have (0: not checked)
   std::string hostname;
   std::string hosts_file;
   struct MountSpec {
@@ -119,6 +121,9 @@ Spec read_spec(const char* path) {
   };
   Spec spec;
   spec.namespaces = b("namespaces");
+  if (const auto* p = o.if_contains("executorPid"); p != nullptr && p->is_int64()) {
+    spec.executor_pid = static_cast<long>(p->get_int64());
+  }
   spec.hostname = s("hostname");
   spec.hosts_file = s("hostsFile");
   spec.argv = list("argv");
@@ -230,11 +235,45 @@ std::vector<char*> c_strings(std::vector<std::string>& v) {
   return out;
 }
 
+// The signals the init reads from its signalfd: a child's exit and a stop request.
+sigset_t init_signals() {
+  sigset_t mask;
+  sigemptyset(&mask);
+  for (int sig : {SIGCHLD, SIGTERM, SIGINT, SIGHUP}) sigaddset(&mask, sig);
+  return mask;
+}
+
 void reset_signals() {
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
   for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGCHLD, SIGPIPE, SIGQUIT}) std::signal(sig, SIG_DFL);
+}
+
+// The parent as /proc shows it (the pid in the PID namespace of the /proc mount: the host's,
+// before setup_namespaces mounts the pod's), or -1 when it cannot be read.
+long proc_parent() {
+  std::ifstream in("/proc/self/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // "pid (comm) state ppid ...": comm may hold spaces and parentheses, the last ')' ends it.
+  const auto close = stat.rfind(')');
+  if (close == std::string::npos) return -1;
+  char state = 0;
+  long ppid = -1;
+  if (std::sscanf(stat.c_str() + close + 1, " %c %ld", &state, &ppid) != 2) return -1;
+  return ppid;
+}
+
+// The executor armed PR_SET_PDEATHSIG before the exec; an executor that died before that could
+// not send it, and the pod would outlive it: then its parent is no longer the executor. PID 1 of
+// a new namespace sees no parent (getppid() is 0), so it asks the host's /proc.
+void check_parent(const Spec& spec) {
+  if (spec.executor_pid <= 0) return;
+  const long parent = spec.namespaces ? proc_parent() : static_cast<long>(getppid());
+  if (parent != spec.executor_pid) {
+    errno = ESRCH;
+    die("the executor (pid " + std::to_string(spec.executor_pid) + ") is gone");
+  }
 }
 
 // In a forked child that failed to start the container's program (`err`: the errno, taken before
@@ -390,12 +429,12 @@ void kill_everything(const Spec& spec, pid_t main_pid, const std::map<pid_t, Ses
 }
 
 [[noreturn]] void run_init(Spec& spec) {
-  sigset_t mask;
-  sigemptyset(&mask);
-  for (int sig : {SIGCHLD, SIGTERM, SIGINT, SIGHUP}) sigaddset(&mask, sig);
-  sigprocmask(SIG_BLOCK, &mask, nullptr);
+  // Blocked since the executor's clone (pod_spawn.cpp): a stop request sent before this point
+  // waits on the signalfd instead of being lost (PID 1 drops a signal it has no handler for).
+  const sigset_t mask = init_signals();
   const int sfd = signalfd(-1, &mask, SFD_CLOEXEC);
   if (sfd < 0) die("signalfd");
+  check_parent(spec);
   if (!spec.namespaces) prctl(PR_SET_CHILD_SUBREAPER, 1);
   if (spec.namespaces) setup_namespaces(spec);
   const int listener = listen_socket(spec);
@@ -500,47 +539,13 @@ int pod_init_main(int argc, char** argv) {
     std::fputs("usage: trainer-pod init SPEC.json\n", stderr);
     return 2;
   }
-  reset_signals();
+  // Default dispositions (an ignored SIGCHLD would survive the exec), and the init's signals
+  // stay blocked from the clone on; the container's process unblocks them (exec_in_pod).
+  for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGCHLD, SIGPIPE, SIGQUIT}) std::signal(sig, SIG_DFL);
+  const sigset_t mask = init_signals();
+  sigprocmask(SIG_SETMASK, &mask, nullptr);
   Spec spec = read_spec(argv[0]);
-  if (!spec.namespaces) run_init(spec);
-
-  // Blocked before the fork, so a pod init that ends at once (a setup failure) still leaves
-  // its SIGCHLD pending on the signalfd: the wait below cannot miss it.
-  sigset_t mask;
-  sigemptyset(&mask);
-  for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGCHLD}) sigaddset(&mask, sig);
-  sigprocmask(SIG_BLOCK, &mask, nullptr);
-  const int sfd = signalfd(-1, &mask, SFD_CLOEXEC);
-  if (sfd < 0) die("signalfd");
-  if (unshare(CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWPID) != 0) die("unshare");
-  // Held open by us only: the child sees it hang up if we die before its PDEATHSIG is armed.
-  int alive[2];
-  if (pipe2(alive, O_CLOEXEC) != 0) die("pipe");
-  // The first child is PID 1 of the new PID namespace: when it dies, so does every process of
-  // the pod. It dies with us (PDEATHSIG), and we die with the executor (set before our exec).
-  const pid_t init = fork();
-  if (init < 0) die("fork");
-  if (init == 0) {
-    close(sfd);
-    close(alive[1]);
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    // getppid() is 0 outside our PID namespace, so the parent's death shows as a hang-up.
-    pollfd parent{alive[0], 0, 0};
-    if (poll(&parent, 1, 0) == 1 && (parent.revents & POLLHUP) != 0) _exit(kSetupFailedExit);
-    close(alive[0]);
-    run_init(spec);
-  }
-  close(alive[0]);
-  close(kReadyFd);
-  for (;;) {
-    int status = 0;
-    const pid_t done = waitpid(init, &status, WNOHANG);
-    if (done == init) return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    if (done < 0 && errno != EINTR) return kSetupFailedExit;  // not our child: cannot happen
-    // Every state change of the init (and every stop request) is a signal on the signalfd.
-    signalfd_siginfo si{};
-    if (read(sfd, &si, sizeof si) == sizeof si && si.ssi_signo != SIGCHLD) kill(init, SIGTERM);
-  }
+  run_init(spec);
 }
 
 }  // namespace trainer::local::helper

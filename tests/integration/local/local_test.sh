@@ -22,6 +22,11 @@
 #             is left (the pods die with their executor)
 #   helperkilled  --isolation host: the pod helper of a sleeping pod is SIGKILLed: the run
 #             ends Failed and the container's processes do not outlive it
+#   pid1      4 pods started in one step: each pod's PID 1 is its helper (`trainer-pod init`),
+#             its program is PID 2, its PID, mount and UTS namespaces are its own (none shared
+#             with another pod or the host), an orphan is reparented to the helper and reaped,
+#             one still running when the program exits ends with the pod; and SIGINT as soon as
+#             the pods exist (a 30 s grace period) ends the run at once: no stop is lost
 #   jax       2 nodes on the built-in jax-distributed runtime: JAX_* env, coordinator resolves
 #   xgboost   2 nodes on the built-in xgboost-distributed runtime: DMLC_* env, tracker resolves
 #   mpi       examples/ddp/trainjob.yaml on the built-in deepspeed-distributed runtime (2 nodes x
@@ -517,6 +522,98 @@ case_helperkilled() {
   done
   [[ -z $(run_pids "$mark") ]] || fail "the container outlived its pod helper: $(run_pids "$mark")"
   echo "helperkilled: ok"
+}
+
+# instant_runtime FILE NODES COMMAND GRACE: one replicated job of NODES pods running COMMAND.
+instant_runtime() {
+  cat >"$1" <<YAML
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainingRuntime
+metadata: {name: instant, namespace: default}
+spec:
+  mlPolicy: {numNodes: $2}
+  template:
+    spec:
+      replicatedJobs:
+        - name: node
+          template:
+            metadata:
+              labels: {trainer.kubeflow.org/trainjob-ancestor-step: trainer}
+            spec:
+              backoffLimit: 0
+              template:
+                spec:
+                  terminationGracePeriodSeconds: $4
+                  containers:
+                    - {name: node, image: unused, command: [$3]}
+YAML
+  cat >"$tmp/tj.yaml" <<YAML
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata: {name: iso, namespace: default}
+spec:
+  runtimeRef: {name: instant, kind: TrainingRuntime}
+  trainer: {numNodes: $2, env: [{name: PROBE_MARK, value: $5}]}
+YAML
+}
+
+case_pid1() {
+  needs_root
+  local mark="pid1-$$-$RANDOM" k
+  cat >"$tmp/pod.sh" <<'SH'
+#!/bin/sh
+set -u
+echo "pid1=$(basename "$(tr '\0' '\n' </proc/1/cmdline | sed -n 1p)") $(tr '\0' '\n' </proc/1/cmdline | sed -n 2p)"
+echo "self=$$"
+echo "ns=$(readlink /proc/self/ns/pid) $(readlink /proc/self/ns/mnt) $(readlink /proc/self/ns/uts)"
+echo "hostname=$(hostname)"
+orphan=$(sh -c 'sleep 0.5 >/dev/null 2>&1 & echo $!')
+echo "orphan-parent=$(cut -d' ' -f4 "/proc/$orphan/stat")"
+sleep 1
+if [ -e "/proc/$orphan" ]; then echo "orphan=$(cut -d' ' -f3 "/proc/$orphan/stat")"; else echo "orphan=reaped"; fi
+sh -c 'sleep 300 >/dev/null 2>&1 &'
+SH
+  chmod 0755 "$tmp/pod.sh"
+  instant_runtime "$tmp/rt.yaml" 4 "$tmp/pod.sh" 2 "$mark"
+  run 0
+  for k in 0 1 2 3; do
+    local p="[node-0-$k]"
+    has "$p pid1=trainer-pod init"
+    has "$p self=2"
+    has "$p hostname=iso-node-0-$k"
+    has "$p orphan-parent=1"
+    has "$p orphan=reaped"
+  done
+  # Four pods, four namespaces of each kind, none of them the host's.
+  local host_ns; host_ns="$(readlink /proc/self/ns/pid) $(readlink /proc/self/ns/mnt) $(readlink /proc/self/ns/uts)"
+  local spaces; spaces=$(grep -o '\] ns=.*' "$tmp/out" | sort -u)
+  [[ $(wc -l <<<"$spaces") -eq 4 ]] || fail "pods share namespaces: $spaces"
+  for k in 1 2 3; do
+    [[ $(grep -o '\] ns=.*' "$tmp/out" | cut -d' ' -f$((k + 1)) | sort -u | wc -l) -eq 4 ]] ||
+      fail "pods share a namespace of kind $k: $spaces"
+  done
+  grep -qF -- "$(cut -d' ' -f1 <<<"$host_ns")" <<<"$spaces" && fail "a pod is in the host's PID namespace"
+  [[ -z $(run_pids "$mark") ]] || fail "an orphan outlived its pod: $(run_pids "$mark")"
+
+  # A stop as soon as the pods exist is not lost: with a 30 s grace period and the executor's
+  # backstop 10 s later, a lost SIGTERM would hold the run for 40 s.
+  mark="pid1-stop-$$-$RANDOM"
+  instant_runtime "$tmp/rt.yaml" 4 "sleep, \"300\"" 30 "$mark"
+  rm -rf "$tmp/run"
+  "$trainerctl" run -f "$tmp/tj.yaml" -f "$tmp/rt.yaml" --run-dir "$tmp/run" >"$tmp/out" 2>"$tmp/err" &
+  local ctl=$!
+  for k in $(seq 1 500); do
+    grep -q '"pid":[1-9]' "$tmp/run/state.json" 2>/dev/null && break
+    sleep 0.01
+  done
+  local started=$SECONDS rc=0
+  kill -INT "$ctl"
+  wait "$ctl" || rc=$?
+  cat "$tmp/err"
+  [[ $rc -eq 1 ]] || fail "trainerctl exited $rc after SIGINT, expected 1"
+  ((SECONDS - started < 15)) || fail "the run took $((SECONDS - started)) s to stop: a stop request was lost"
+  [[ -z $(run_pids "$mark") ]] || fail "processes of the run left: $(run_pids "$mark")"
+  echo "pid1: ok"
 }
 
 case_host() {
