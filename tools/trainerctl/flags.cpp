@@ -3,6 +3,8 @@
 
 #include "commands.hpp"
 
+#include "trainer/names.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -20,19 +22,9 @@ std::string lower(std::string_view s) {
   return out;
 }
 
+// The library's distance, which its own "did you mean" hints (runtime names) use too.
 std::size_t levenshtein(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  std::iota(row.begin(), row.end(), std::size_t{0});
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
+  return trainer::edit_distance(a, b);
 }
 
 // Go's strconv.ParseBool, which pflag uses for boolean flags.
