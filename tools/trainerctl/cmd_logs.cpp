@@ -9,6 +9,7 @@
 #include "trainer/local.hpp"
 #include "trainer/log_lines.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -29,8 +30,40 @@ bool run_finished(const std::string& run_dir) {
   return finished != nullptr && finished->is_bool() && finished->get_bool();
 }
 
+std::optional<long> parse_count(const std::string& text);
+int usage(const std::string& message);
+
+// Where the last `lines` lines of `in` start (kubectl's --tail): the file is read backwards in
+// blocks, so a large log is not read whole. A last line without its `\n` counts as a line.
+std::streamoff tail_start(std::ifstream& in, long lines) {
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  if (size <= 0) return 0;
+  if (lines == 0) return size;
+  char buf[65536];
+  std::streamoff end = size;
+  long seen = 0;
+  bool last_byte = true;  // the file's last byte: its `\n` ends the last line, starts none
+  while (end > 0) {
+    const std::streamoff begin = std::max<std::streamoff>(0, end - std::streamoff(sizeof buf));
+    in.seekg(begin);
+    in.read(buf, end - begin);
+    for (std::streamoff i = end - begin; i-- > 0;) {
+      if (buf[i] == '\n' && !last_byte && ++seen == lines) return begin + i + 1;
+      last_byte = false;
+    }
+    end = begin;
+  }
+  return 0;
+}
+
 int run_local_logs(const Parsed& args) {
   const auto& positional = args.args();
+  std::optional<long> tail;
+  if (args.given("tail")) {
+    tail = parse_count(args.value("tail"));
+    if (!tail) return usage("--tail must be a number of lines");
+  }
   const std::string& run_dir = positional[0];
   std::string path;
   if (positional.size() == 2) {
@@ -47,6 +80,11 @@ int run_local_logs(const Parsed& args) {
   if (!in) {
     std::fprintf(stderr, "error: cannot read %s\n", path.c_str());
     return kExitFailed;
+  }
+  if (tail) {
+    const std::streamoff start = tail_start(in, *tail);
+    in.clear();
+    in.seekg(start);
   }
   // The files hold what the pods wrote as it came (run.log in pieces, see docs/local.md): they
   // are copied as bytes, and followed (-f) until the run has finished and nothing is left.
