@@ -217,8 +217,17 @@ void print_status(const json::object& status) {
       params += " " + text_of(p.get_object(), "name") + "=" + text_of(p.get_object(), "value");
     }
   }
-  std::printf("best trial: %s%s\n", text_of(result->get_object(), "trainJobName").c_str(),
-              params.c_str());
+  // The objective's value after the parameters, in the table's column order.
+  std::string value;
+  if (const auto* ms = result->get_object().if_contains("metrics");
+      ms != nullptr && ms->is_array()) {
+    for (const auto& m : ms->get_array()) {
+      if (!m.is_object()) continue;
+      value += " " + text_of(m.get_object(), "metric") + "=" + text_of(m.get_object(), "value");
+    }
+  }
+  std::printf("best trial: %s%s%s\n", text_of(result->get_object(), "trainJobName").c_str(),
+              params.c_str(), value.c_str());
 }
 
 bool condition_true(const trainer::OptimizationJobStatus& status, std::string_view type) {
