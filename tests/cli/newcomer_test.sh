@@ -5,7 +5,8 @@
 # - a misspelt runtime is an error naming the closest one when the runtimes are known
 #   (--builtin-runtimes, or runtimes of that kind given), and "not checked" otherwise;
 # - a name that is not a DNS subdomain is reported at metadata.name, as the API server does;
-# - logs RUN_DIR --tail N prints the last N lines, -f follows the run until it ends;
+# - logs RUN_DIR --tail N prints the last N lines, -f follows the run until it ends, also when
+#   it starts before the run has written its state;
 # - one SIGTERM (delivered twice when the sender also signals the process group, as timeout(1)
 #   does) is one graceful stop; a user's second signal still ends the process at once;
 # - median stopping judges a trial once, at its start_step-th report, so a trial that ran all its
@@ -102,6 +103,15 @@ run 0 logs-follow -- logs "$tmp/logs-run" -f && {
     fail "logs-follow: ended while the run goes on"
 }
 wait "$run_pid" || fail "logs: the run failed: $(cat "$tmp/logs-run.out")"
+# -f started before the run: it waits for the run's state and logs, then follows to the end.
+mkdir "$tmp/logs-early"
+"$ctl" logs "$tmp/logs-early" -f >"$tmp/early.out" 2>&1 &
+logs_pid=$!
+sleep 0.5
+"$ctl" run -f "$tmp/slow-echo.yaml" "${local_run[@]}" --run-dir "$tmp/logs-early" >/dev/null 2>&1 ||
+  fail "logs-early: the run failed"
+wait "$logs_pid" || fail "logs-early: logs -f exited $?: $(cat "$tmp/early.out")"
+same logs-early "$(cat "$tmp/early.out")" "$(printf '[node-0-0] line-%s\n' 1 2 3 4 5 6)"
 run 0 logs-tail -- logs "$tmp/logs-run" --tail 2 && same logs-tail "$out" "$(printf '[node-0-0] line-%s\n' 5 6)"
 run 0 logs-tail-pod -- logs "$tmp/logs-run" node-0-0 --tail=1 && same logs-tail-pod "$out" "line-6"
 run 0 logs-tail-zero -- logs "$tmp/logs-run" --tail 0 && same logs-tail-zero "$out" ""

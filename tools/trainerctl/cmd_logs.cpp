@@ -33,6 +33,9 @@ bool run_finished(const std::string& run_dir) {
 std::optional<long> parse_count(const std::string& text);
 int usage(const std::string& message);
 
+// How long `logs -f` waits for the state of a run folder that exists but holds no run yet.
+constexpr std::chrono::seconds kStateWait{10};
+
 // Where the last `lines` lines of `in` start (kubectl's --tail): the file is read backwards in
 // blocks, so a large log is not read whole. A last line without its `\n` counts as a line.
 std::streamoff tail_start(std::ifstream& in, long lines) {
@@ -65,20 +68,33 @@ int run_local_logs(const Parsed& args) {
     if (!tail) return usage("--tail must be a number of lines");
   }
   const std::string& run_dir = positional[0];
-  std::string path;
-  if (positional.size() == 2) {
-    auto found = trainer::local::pod_log_path(run_dir, positional[1]);
-    if (!found) return report_error(found.error());
-    path = *found;
-  } else {
+  const bool follow = args.enabled("follow");
+  const auto locate = [&]() -> trainer::Result<std::string> {
+    if (positional.size() == 2) return trainer::local::pod_log_path(run_dir, positional[1]);
     if (auto state = trainer::local::read_status(run_dir); !state) {
-      return report_error(state.error());
+      return tl::unexpected(state.error());
     }
-    path = trainer::local::combined_log_path(run_dir);
+    const std::string path = trainer::local::combined_log_path(run_dir);
+    if (std::filesystem::exists(path)) return path;
+    return trainer::fail(trainer::ErrorCode::kNotFound, "cannot read " + path);
+  };
+  auto path = locate();
+  // -f on a run that is starting (`trainerctl run --run-dir DIR &` a moment ago): its executor
+  // writes state.json, then run.log and each pod's log, shortly after the folder exists. They
+  // are waited for, the state at most kStateWait, a log while the run goes on.
+  const auto state_deadline = std::chrono::steady_clock::now() + kStateWait;
+  while (follow && !path && path.error().code == trainer::ErrorCode::kNotFound) {
+    const bool have_state = trainer::local::read_status(run_dir).has_value();
+    if (have_state ? run_finished(run_dir) : std::chrono::steady_clock::now() >= state_deadline) {
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    path = locate();
   }
-  std::ifstream in(path, std::ios::binary);
+  if (!path) return report_error(path.error());
+  std::ifstream in(*path, std::ios::binary);
   if (!in) {
-    std::fprintf(stderr, "error: cannot read %s\n", path.c_str());
+    std::fprintf(stderr, "error: cannot read %s\n", path->c_str());
     return kExitFailed;
   }
   if (tail) {
@@ -88,7 +104,6 @@ int run_local_logs(const Parsed& args) {
   }
   // The files hold what the pods wrote as it came (run.log in pieces, see docs/local.md): they
   // are copied as bytes, and followed (-f) until the run has finished and nothing is left.
-  const bool follow = args.enabled("follow");
   bool last_round = !follow;
   char buf[65536];
   for (;;) {
