@@ -20,9 +20,9 @@ import (
 	"time"
 )
 
-// The cluster tests run against the kube-apiserver that CTest's fixture kube_apiserver starts
-// (TRAINER_TEST_APISERVER_DIR); they play the TrainJob controller by patching the status
-// subresource with the admin token.
+// The cluster tests run against a real kube-apiserver (apiServerDir: TRAINER_KUBE_TEST_ENV),
+// each in a namespace of its own that it deletes at the end, with what it made there; they play
+// the TrainJob controller by patching the status subresource with the admin token.
 
 const clusterRuntimeYAML = `apiVersion: trainer.kubeflow.org/v1alpha1
 kind: TrainingRuntime
@@ -98,17 +98,49 @@ func (s *apiServer) completeTrainJob(t *testing.T, ns, name string) {
 			`"message":"done","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}`)
 }
 
+// The namespaced kinds the tests make, deleted with their namespace at the end of each test: an
+// API server without controllers (the test server) never empties a deleted namespace itself.
+var testCollections = []string{
+	"/apis/trainer.kubeflow.org/v1alpha1/namespaces/%s/trainjobs",
+	"/apis/trainer.kubeflow.org/v1alpha1/namespaces/%s/trainingruntimes",
+	"/apis/trainer.kubeflow.org/v1alpha1/namespaces/%s/optimizationjobs",
+	"/apis/jobset.x-k8s.io/v1alpha2/namespaces/%s/jobsets",
+	"/api/v1/namespaces/%s/configmaps",
+	"/api/v1/namespaces/%s/secrets",
+}
+
+// deleteNamespace removes what a test made in `ns`, then `ns`. A kind the server does not serve
+// (404) has nothing to delete; any other failure fails the test.
+func (s *apiServer) deleteNamespace(t *testing.T, ns string) {
+	t.Helper()
+	paths := make([]string, 0, len(testCollections)+1)
+	for _, c := range testCollections {
+		paths = append(paths, fmt.Sprintf(c, ns))
+	}
+	for _, path := range append(paths, "/api/v1/namespaces/"+ns) {
+		req, err := http.NewRequest("DELETE", s.url+path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer "+s.token)
+		resp, err := s.http.Do(req)
+		if err != nil {
+			t.Errorf("DELETE %s: %v", path, err)
+			continue
+		}
+		resp.Body.Close()
+		if resp.StatusCode/100 != 2 && resp.StatusCode != http.StatusNotFound {
+			t.Errorf("DELETE %s: %s", path, resp.Status)
+		}
+	}
+}
+
 // clusterFixture skips the test without the API server, and otherwise returns it, a fresh
-// namespace and a client whose default namespace it is.
+// namespace (deleted, with its objects, when the test ends) and a client whose default
+// namespace it is.
 func clusterFixture(t *testing.T) (*apiServer, string, *Client) {
 	t.Helper()
-	if os.Getenv("TRAINER_KUBE_TEST_ENV") == "" {
-		t.Skip("SKIPPED: TRAINER_KUBE_TEST_ENV is not set (no API server to test against)")
-	}
-	dir := os.Getenv("TRAINER_TEST_APISERVER_DIR")
-	if dir == "" {
-		t.Skip("SKIPPED: TRAINER_TEST_APISERVER_DIR is not set (run under ctest, whose fixture kube_apiserver starts the server)")
-	}
+	dir := apiServerDir(t)
 	read := func(name string) string {
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
@@ -130,6 +162,7 @@ func clusterFixture(t *testing.T) (*apiServer, string, *Client) {
 	}
 	s.request(t, "POST", "/api/v1/namespaces", "application/json",
 		fmt.Sprintf(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":%q}}`, ns))
+	t.Cleanup(func() { s.deleteNamespace(t, ns) })
 	client, err := NewClient(&ClientOptions{Kubeconfig: filepath.Join(dir, "kubeconfig"), Namespace: ns, QPS: -1})
 	if err != nil {
 		t.Fatal(err)

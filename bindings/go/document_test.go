@@ -221,13 +221,15 @@ func TestValidateInvalidReportsFieldErrors(t *testing.T) {
 	if !strings.HasPrefix(np.String(), "spec.trainer.numProcPerNode: Invalid value: 0: ") {
 		t.Errorf("String() = %q", np.String())
 	}
-	// The name rule is a CEL rule on the object root (Kubernetes renders its path as "<nil>").
-	nameRule := false
+	// The API server's object-meta rule (a DNS subdomain, at metadata.name), then the CRD's name
+	// rule, a CEL rule on the object root (Kubernetes renders its path as "<nil>").
+	meta, nameRule := false, false
 	for _, f := range te.Fields {
+		meta = meta || (f.Path == "metadata.name" && strings.Contains(f.Detail, "RFC 1123 subdomain"))
 		nameRule = nameRule || strings.Contains(f.Detail, "metadata.name must match RFC 1035 DNS label format")
 	}
-	if !nameRule || len(te.Fields) != 2 {
-		t.Errorf("want the name rule and numProcPerNode, got %+v", te.Fields)
+	if !meta || !nameRule || len(te.Fields) != 3 {
+		t.Errorf("want the object-meta and CEL name rules and numProcPerNode, got %+v", te.Fields)
 	}
 	if !strings.Contains(te.Message, "spec.trainer.numProcPerNode") {
 		t.Errorf("message %q does not aggregate the field errors", te.Message)

@@ -56,9 +56,13 @@ struct Admission {
 enum class MissingRuntime {
   /// The inputs are not the whole cluster (`trainerctl validate`, `trainer_document_validate`):
   /// the TrainJob is admitted by its own rules and a warning names the runtime it was not
-  /// checked against. A TrainingRuntime of that name that is among the inputs but in another
-  /// namespace is no such excuse: the TrainJob is rejected with the webhook's `spec.runtimeRef`
-  /// not-found error (and a warning says where that runtime is).
+  /// checked against. Where the inputs are a source of runtimes of the kind referenced (the
+  /// built-in ones with `builtin_runtimes` for a ClusterTrainingRuntime, or any runtime of that
+  /// kind among the inputs, unless `runtimes_from_cluster`), a runtime missing from them is
+  /// taken as misspelt: the TrainJob is rejected with the webhook's not-found error and the
+  /// warning names the closest runtime (`did you mean "torch-distributed"?`). So is a
+  /// TrainingRuntime of that name that is among the inputs but in another namespace: the
+  /// warning says where that runtime is.
   kWarn,
   /// The runtime is needed (render): the call fails with `kNotFound`, its message saying what
   /// was looked for and where a TrainingRuntime of that name is, `Error::fields` holding the
@@ -88,6 +92,13 @@ struct AdmissionOptions {
   /// runtime is then said to be neither among the inputs nor in the cluster, and a built-in one
   /// is to be installed there rather than enabled with `builtin_runtimes`.
   bool runtimes_from_cluster = false;
+  /// Unknown fields are errors, as the API server's strict field validation makes them
+  /// (`fieldValidation=Strict`, `kubectl --validate=strict`): the first Trainer object with any
+  /// fails the call with `kParse` and the server's text, `TrainJob in version "v1alpha1" cannot
+  /// be handled as a TrainJob: strict decoding error: unknown field "spec.trainer.numNode"`
+  /// (every unknown field of that object, comma-separated). Otherwise each is a warning,
+  /// `unknown field "<path>"`, as with `fieldValidation=Warn`.
+  bool strict_fields = false;
 };
 
 /// The runtimes and existing objects one TrainJob is admitted against, borrowed: every pointer
@@ -101,6 +112,9 @@ struct AdmissionScope {
   std::string default_namespace = "default";
   /// See `AdmissionOptions::runtimes_from_cluster`.
   bool runtimes_from_cluster = false;
+  /// The built-in ClusterTrainingRuntimes count as given (`AdmissionOptions::builtin_runtimes`):
+  /// a ClusterTrainingRuntime that is neither among them nor in the scope does not exist.
+  bool builtin_runtimes = false;
 
   /// A scope over every object of `objects`.
   [[nodiscard]] static AdmissionScope of(const ObjectSet& objects,

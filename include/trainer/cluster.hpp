@@ -63,6 +63,10 @@ struct ApplyOptions : kube::CallOptions {
   /// The plugins local admission runs, with their feature gates, borrowed for the call; null:
   /// `default_framework({})`.
   const Framework* framework = nullptr;
+  /// Local admission refuses unknown fields (`AdmissionOptions::strict_fields`), so that a
+  /// misspelt field fails the call before anything is applied; the server's own check is the
+  /// client's `fieldValidation` (kube::WriteOptions, strict by default).
+  bool strict_fields = false;
   /// Called after each object is applied, in order, so that a caller can show what was applied
   /// before a later object failed (kubectl prints each line as it goes).
   std::function<void(const AppliedObject&)> on_applied;

@@ -65,6 +65,14 @@ struct Decoded {
 [[nodiscard]] Result<Decoded<OptimizationJob>> decode_optimization_job(
     const boost::json::value& doc);
 
+/// The API server's refusal of an object with unknown fields under strict field validation
+/// (`fieldValidation=Strict`, `kubectl --validate=strict`): `kParse` with the text
+/// `<Kind> in version "<version>" cannot be handled as a <Kind>: strict decoding error: unknown
+/// field "spec.trainer.numNode"`, `unknown_fields` (the warnings of a `decode_*` call, each
+/// `unknown field "<path>"`) joined by `, `. `doc` is the object's JSON (its apiVersion and kind).
+[[nodiscard]] Error strict_decoding_error(const boost::json::value& doc,
+                                          const std::vector<std::string>& unknown_fields);
+
 /// Typed -> JSON with a fixed key order (the Go struct order); empty optional fields omitted.
 [[nodiscard]] boost::json::value to_json(const TrainJob& job);
 [[nodiscard]] boost::json::value to_json(const TrainingRuntime& runtime);

@@ -377,9 +377,20 @@ struct ParameterAssignment {
   std::string value;
 };
 
+/// An objective's value, as text (`0.25`).
+struct ObjectiveMetricValue {
+  std::string metric;
+  std::string value;
+};
+
 /// The best trial.
 struct OptimizationResult {
   std::string train_job_name;
+  /// The best trial's objective value. Not in upstream's API at the pinned commit: it is the
+  /// shape of upstream's proposal for a result's metrics (kubeflow/trainer#3799, `metrics` of an
+  /// optimal trial) and Katib's `currentOptimalTrial.observation`; a cluster whose CRD lacks
+  /// the field is not sent it (docs/upstream-differences.md).
+  std::vector<ObjectiveMetricValue> metrics;
   std::vector<ParameterAssignment> parameters;
 };
 

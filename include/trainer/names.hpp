@@ -13,6 +13,7 @@
 
 #include "trainer/error.hpp"
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,5 +46,17 @@ using NameMessages = std::vector<std::string>;
 /// the offending part (the whole text, the host or the path), so this does too, at `path`.
 [[nodiscard]] std::vector<FieldError> is_domain_prefixed_path(const std::string& path,
                                                               std::string_view value);
+
+/// The edit distance of two texts, byte by byte: the fewest insertions, deletions,
+/// substitutions and swaps of neighbours that turn one into the other (optimal string
+/// alignment; `gte` is one edit from `get`, as a typist sees it). What "did you mean" hints,
+/// of runtime names and of trainerctl's commands, are measured with.
+[[nodiscard]] std::size_t edit_distance(std::string_view a, std::string_view b);
+
+/// The name `typed` was most likely meant as, for a "did you mean" hint: the candidate at the
+/// least edit distance (ignoring case; the first of equals), when that distance is at most a
+/// third of the longer of the two (and at least 1); nullopt when no candidate is that close.
+[[nodiscard]] std::optional<std::string> closest_name(std::string_view typed,
+                                                      const std::vector<std::string>& candidates);
 
 }  // namespace trainer

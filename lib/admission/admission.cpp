@@ -7,8 +7,10 @@
 #include "trainer/codec.hpp"
 #include "trainer/defaults.hpp"
 #include "trainer/json_path.hpp"
+#include "trainer/names.hpp"
 #include "trainer/plugin_support.hpp"
 #include "trainer/render.hpp"
+#include "trainer/runtimes.hpp"
 #include "trainer/validation.hpp"
 #include "validation/rules.hpp"
 
@@ -47,6 +49,44 @@ struct MissingRuntimeText {
   bool elsewhere = false;
 };
 
+// The runtimes of the kind `job` references that `scope` knows: those given (TrainingRuntimes
+// in the job's namespace) and, for a ClusterTrainingRuntime, the built-in ones when they count.
+std::vector<std::string> known_runtimes(const TrainJob& job, const AdmissionScope& scope) {
+  std::vector<std::string> names;
+  if (job.spec.runtime_ref.kind.value_or(kClusterTrainingRuntimeKind) == kTrainingRuntimeKind) {
+    const auto job_ns = namespace_or_default(job.metadata.namespace_);
+    for (const auto* rt : scope.training_runtimes) {
+      if (namespace_or_default(rt->metadata.namespace_) == job_ns) {
+        names.push_back(rt->metadata.name.value_or(""));
+      }
+    }
+    return names;
+  }
+  for (const auto* rt : scope.cluster_training_runtimes) {
+    names.push_back(rt->metadata.name.value_or(""));
+  }
+  if (scope.builtin_runtimes) {
+    for (const auto& builtin : builtin_runtimes()) names.emplace_back(builtin.name);
+  }
+  return names;
+}
+
+// Whether `scope` holds every runtime of the kind `job` references (the built-in ones, or those
+// of that kind given), so that one it lacks is misspelt rather than elsewhere in the cluster.
+bool runtimes_known(const TrainJob& job, const AdmissionScope& scope) {
+  if (scope.runtimes_from_cluster) return false;
+  if (job.spec.runtime_ref.kind.value_or(kClusterTrainingRuntimeKind) == kTrainingRuntimeKind) {
+    return !scope.training_runtimes.empty();
+  }
+  return scope.builtin_runtimes || !scope.cluster_training_runtimes.empty();
+}
+
+// `; did you mean "<name>"?` for the known runtime closest to the one `job` references, or "".
+std::string did_you_mean(const TrainJob& job, const AdmissionScope& scope) {
+  const auto closest = closest_name(job.spec.runtime_ref.name, known_runtimes(job, scope));
+  return closest ? "; did you mean \"" + *closest + "\"?" : std::string();
+}
+
 // `subject` names the object in the sentence ("TrainJob ns/name" when empty).
 MissingRuntimeText describe_missing_runtime(const TrainJob& job, const AdmissionScope& scope,
                                             const std::string& subject) {
@@ -56,9 +96,12 @@ MissingRuntimeText describe_missing_runtime(const TrainJob& job, const Admission
   MissingRuntimeText out;
   const char* where = scope.runtimes_from_cluster
                           ? "which is neither among the inputs nor in the cluster"
+                      : scope.builtin_runtimes && kind == kClusterTrainingRuntimeKind
+                          ? "which is neither among the inputs nor a built-in runtime"
                           : "which is not among the inputs";
   if (kind != kTrainingRuntimeKind) {
-    out.sentence = who + " references " + kind + " \"" + ref.name + "\", " + where;
+    out.sentence =
+        who + " references " + kind + " \"" + ref.name + "\", " + where + did_you_mean(job, scope);
     return out;
   }
   out.sentence = who + " references TrainingRuntime \"" + ref.name + "\" in namespace \"" +
@@ -72,6 +115,7 @@ MissingRuntimeText describe_missing_runtime(const TrainJob& job, const Admission
       break;
     }
   }
+  if (!out.elsewhere) out.sentence += did_you_mean(job, scope);
   return out;
 }
 
@@ -112,6 +156,12 @@ Result<ValidationResult> admit_train_job(const TrainJob& job, const AdmissionSco
     if (text.elsewhere) {
       out.merge(std::move(*webhook));
       out.warnings.push_back(std::move(text.sentence));
+    } else if (runtimes_known(job, scope)) {
+      // Every runtime of that kind is known here: one that is missing is misspelt.
+      out.merge(std::move(*webhook));
+      out.warnings.push_back(
+          text.sentence +
+          detail::builtin_runtime_hint(job.spec.runtime_ref, scope.runtimes_from_cluster));
     } else {
       out.warnings.push_back(
           text.sentence + ": the " + (subject.empty() ? "TrainJob" : "TrainJob template") +
@@ -239,9 +289,13 @@ std::string string_field(const json::object& obj, std::string_view key) {
 
 template <class T, class Decode>
 Result<void> decode_into(const json::value& doc, Decode decode, TrainerKind kind,
-                         std::vector<T>& objects, std::vector<Entry>& entries) {
+                         std::vector<T>& objects, std::vector<Entry>& entries, bool strict) {
   auto decoded = decode(doc);
   if (!decoded) return tl::unexpected(std::move(decoded).error());
+  // The decoder's only warnings are unknown fields (`unknown field "<path>"`).
+  if (strict && !decoded->warnings.empty()) {
+    return tl::unexpected(strict_decoding_error(doc, decoded->warnings));
+  }
   apply_defaults(decoded->object);
   entries.push_back(Entry{kind, objects.size(), std::move(decoded->warnings)});
   objects.push_back(std::move(decoded->object));
@@ -251,7 +305,7 @@ Result<void> decode_into(const json::value& doc, Decode decode, TrainerKind kind
 // Decodes and defaults one document into `objects`; a `v1` `List` (what `trainerctl render -o
 // json` prints) contributes its items, as kubectl does.
 Result<void> decode_document(json::value& doc, const std::string& where, ObjectSet& objects,
-                             std::vector<Entry>& entries) {
+                             std::vector<Entry>& entries, bool strict) {
   if (!doc.is_object()) {
     return fail(ErrorCode::kParse,
                 where + ": expected an object, not a " + (doc.is_array() ? "list" : "scalar"));
@@ -269,22 +323,24 @@ Result<void> decode_document(json::value& doc, const std::string& where, ObjectS
     }
     auto& array = items->get_array();
     for (std::size_t i = 0; i < array.size(); ++i) {
-      auto r =
-          decode_document(array[i], where + ".items[" + std::to_string(i) + "]", objects, entries);
+      auto r = decode_document(array[i], where + ".items[" + std::to_string(i) + "]", objects,
+                               entries, strict);
       if (!r) return r;
     }
     return {};
   }
   switch (const TrainerKind sort = trainer_kind(api_version, kind)) {
     case TrainerKind::kTrainJob:
-      return decode_into(doc, decode_train_job, sort, objects.train_jobs, entries);
+      return decode_into(doc, decode_train_job, sort, objects.train_jobs, entries, strict);
     case TrainerKind::kTrainingRuntime:
-      return decode_into(doc, decode_training_runtime, sort, objects.training_runtimes, entries);
+      return decode_into(doc, decode_training_runtime, sort, objects.training_runtimes, entries,
+                         strict);
     case TrainerKind::kClusterTrainingRuntime:
       return decode_into(doc, decode_cluster_training_runtime, sort,
-                         objects.cluster_training_runtimes, entries);
+                         objects.cluster_training_runtimes, entries, strict);
     case TrainerKind::kOptimizationJob:
-      return decode_into(doc, decode_optimization_job, sort, objects.optimization_jobs, entries);
+      return decode_into(doc, decode_optimization_job, sort, objects.optimization_jobs, entries,
+                         strict);
     case TrainerKind::kUnknown:
       return fail(ErrorCode::kInvalid, "kind \"" + kind + "\" of group " + kGroup +
                                            " is not supported (supported: TrainJob, "
@@ -321,6 +377,7 @@ Result<void> admit_entries(std::vector<Entry>& entries, const RenderContext& ctx
                            std::vector<detail::AdmittedJob>* jobs) {
   AdmissionScope scope = AdmissionScope::of(out.objects, ns);
   scope.runtimes_from_cluster = options.runtimes_from_cluster;
+  scope.builtin_runtimes = options.builtin_runtimes;
   if (jobs != nullptr) jobs->assign(out.objects.train_jobs.size(), detail::AdmittedJob{});
   std::optional<Error> not_found;
   for (auto& entry : entries) {
@@ -476,8 +533,8 @@ Result<Admission> admit(std::vector<json::value> documents, const RenderContext&
   std::vector<Entry> entries;
   Result<void> admitted;
   for (std::size_t i = 0; i < documents.size() && admitted; ++i) {
-    admitted =
-        decode_document(documents[i], "document " + std::to_string(i + 1), out.objects, entries);
+    admitted = decode_document(documents[i], "document " + std::to_string(i + 1), out.objects,
+                               entries, options.strict_fields);
   }
   // TrainJobs are admitted once every runtime of the call is known, so that the order of the
   // inputs does not matter.

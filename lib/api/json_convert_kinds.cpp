@@ -78,6 +78,27 @@ Result<Decoded<OptimizationJob>> decode_optimization_job(const boost::json::valu
   return detail::decode_kind<OptimizationJob>(doc, kOptimizationJobKind);
 }
 
+Error strict_decoding_error(const boost::json::value& doc,
+                            const std::vector<std::string>& unknown_fields) {
+  const auto* obj = doc.if_object();
+  const auto text_of = [obj](std::string_view key) {
+    const auto* v = obj != nullptr ? obj->if_contains(key) : nullptr;
+    return v != nullptr && v->is_string() ? std::string(v->get_string()) : std::string();
+  };
+  const std::string kind = text_of("kind");
+  const std::string api_version = text_of("apiVersion");
+  const auto slash = api_version.find('/');
+  // apimachinery's strict decoding error inside the CRD handler's "cannot be handled as" text.
+  std::string text = kind + " in version \"" +
+                     (slash == std::string::npos ? api_version : api_version.substr(slash + 1)) +
+                     "\" cannot be handled as a " + kind + ": strict decoding error: ";
+  for (std::size_t i = 0; i < unknown_fields.size(); ++i) {
+    if (i > 0) text += ", ";
+    text += unknown_fields[i];
+  }
+  return Error(ErrorCode::kParse, std::move(text));
+}
+
 boost::json::value to_json(const TrainJob& job) {
   return detail::to_value(detail::Enc{}, job);
 }

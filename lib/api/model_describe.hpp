@@ -102,7 +102,8 @@ BOOST_DESCRIBE_STRUCT(OptimizationJobSpec, (),
                       (objectives, search_algorithm, parameters, num_trials, parallel_trials,
                        train_job_template))
 BOOST_DESCRIBE_STRUCT(ParameterAssignment, (), (name, value))
-BOOST_DESCRIBE_STRUCT(OptimizationResult, (), (train_job_name, parameters))
+BOOST_DESCRIBE_STRUCT(ObjectiveMetricValue, (), (metric, value))
+BOOST_DESCRIBE_STRUCT(OptimizationResult, (), (train_job_name, metrics, parameters))
 BOOST_DESCRIBE_STRUCT(OptimizationJobStatus, (), (conditions, result))
 BOOST_DESCRIBE_STRUCT(OptimizationJob, (), (api_version, kind, metadata, spec, status))
 

@@ -125,6 +125,7 @@ Result<std::vector<AppliedObject>> apply(kube::Client& client,
   admission_options.missing_runtime = MissingRuntime::kWarn;
   admission_options.runtimes_from_cluster = true;
   admission_options.framework = options.framework;
+  admission_options.strict_fields = options.strict_fields;
   auto admission = admit(std::move(admitted), RenderContext{}, admission_options);
   if (!admission) return tl::unexpected(std::move(admission.error()));
   if (!admission->ok()) return tl::unexpected(Error::invalid(std::move(admission->errors)));

@@ -134,6 +134,9 @@ Result<OptimizationReconcileResult> reconcile_optimization_job(kube::Client& cli
   OptimizationJob judged = job;
   if (exhausted && active == 0) judged.spec.num_trials = static_cast<std::int32_t>(trials.size());
   result.status = tuning::derive_status(judged, trials, previous, now);
+  // Upstream's CRD has no `result.metrics` (libtrainer's addition, model.hpp): the API server
+  // would refuse it under strict field validation, or prune it and differ at every pass.
+  if (result.status.result) result.status.result->metrics.clear();
   result.trials = trials.size();
   result.active = active;
   // The status as the API encodes it, written when it differs from what the cluster holds.

@@ -39,10 +39,10 @@ constexpr std::chrono::milliseconds kTick{200};
 struct Slot {
   LocalTrial t;
   std::unique_ptr<local::Executor> exec;
-  bool early_stopped = false;  // cancelled by median stopping
-  bool cancelled = false;      // cancelled by a stop request or the timeout
-  std::size_t checked_points = 0;
-  json::value trainer_status;  // the latest progress post of its TrainJob
+  bool early_stopped = false;   // cancelled by median stopping
+  bool cancelled = false;       // cancelled by a stop request or the timeout
+  bool median_checked = false;  // median stopping judged it (once, at its start_step-th report)
+  json::value trainer_status;   // the latest progress post of its TrainJob
 };
 
 // The points a progress post (`status.trainerStatus` of a local run) holds for `metric`, read as
@@ -199,10 +199,13 @@ class Runner {
         const auto phase = s->exec->wait(std::chrono::milliseconds(0));
         if (phase == local::Phase::kPending || phase == local::Phase::kRunning) continue;
         auto& trial = s->t.trial;
-        if (s->early_stopped) {
-          trial.state = TrialState::kEarlyStopped;
-        } else if (phase == local::Phase::kComplete && !s->cancelled) {
+        if (phase == local::Phase::kComplete && !s->cancelled) {
+          // A stop that reached the trial after it had completed (at its last report) does not
+          // undo the completion its run folder records.
           trial.state = TrialState::kSucceeded;
+          if (s->early_stopped) s->t.reason = s->t.message = "";
+        } else if (s->early_stopped) {
+          trial.state = TrialState::kEarlyStopped;
         } else {
           trial.state = TrialState::kFailed;
           if (s->t.message.empty() && phase == local::Phase::kSuspended) {
@@ -221,18 +224,23 @@ class Runner {
     done.clear();
   }
 
+  // Katib's collector judges a trial once, at its start_step-th report, against the trials
+  // completed by then: a trial that passes runs to its end, whatever completes later (judged
+  // again at a later report, it would be stopped at the end of its run). Its steps are counted
+  // as the STEPS column counts them: the reports so far, the first being step 1.
   void apply_median_stop() {
     if (!rule_) return;
+    const auto start_step = static_cast<std::size_t>(rule_->start_step);
     std::lock_guard<std::mutex> lock(mu_);
     for (auto& s : slots_) {
-      if (s->exec == nullptr || s->early_stopped || s->cancelled) continue;
-      if (s->t.trial.metrics.size() == s->checked_points) continue;
-      s->checked_points = s->t.trial.metrics.size();
+      if (s->exec == nullptr || s->median_checked || s->cancelled) continue;
+      if (s->t.trial.metrics.size() < start_step) continue;
+      s->median_checked = true;
       if (!should_stop_early(*rule_, job_, s->t.trial, history_locked())) continue;
       s->early_stopped = true;
       s->t.reason = "MedianStopped";
       s->t.message = "median stopping: " + metric_ + " worse than the completed trials' at step " +
-                     std::to_string(s->t.trial.metrics.back().step);
+                     std::to_string(s->t.trial.metrics.size());
       s->exec->cancel();  // returns at once; reap_finished sees the end
       changed_ = true;
     }

@@ -7,6 +7,8 @@
 // succeeded trials only (upstream also reads failed trials' metrics).
 #include "trainer/tuning.hpp"
 
+#include "api/number_text.hpp"
+
 #include <algorithm>
 
 namespace trainer::tuning {
@@ -55,7 +57,8 @@ std::optional<OptimizationResult> best_result(const OptimizationJob& job,
     }
   }
   if (best == nullptr) return std::nullopt;
-  return OptimizationResult{best->name, best->parameters};
+  return OptimizationResult{
+      best->name, {{objective.metric, detail::double_text(best_value)}}, best->parameters};
 }
 
 OptimizationJobStatus derive_status(const OptimizationJob& job, const std::vector<Trial>& trials,

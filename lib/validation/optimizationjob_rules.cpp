@@ -201,6 +201,22 @@ void status_rules(const OptimizationJobStatus& status, Errors& errs) {
       }
     }
   }
+  // The metrics as upstream's proposal declares them (kubeflow/trainer#3799): a list-map keyed
+  // by metric, metric 1-64 characters, value required.
+  const std::string metrics = child(path, "metrics");
+  std::vector<std::optional<boost::json::value>> metric_keys;
+  for (const auto& m : result.metrics) metric_keys.emplace_back(boost::json::value(m.metric));
+  check_unique_map_keys(errs, metrics, "metric", metric_keys);
+  for (std::size_t i = 0; i < result.metrics.size(); ++i) {
+    const auto& m = result.metrics[i];
+    const std::string metric = child(index(metrics, i), "metric");
+    if (m.metric.empty()) {
+      errs.push_back(field_required(metric, ""));
+    } else {
+      check_max_length(errs, metric, m.metric, 64);
+    }
+    if (m.value.empty()) errs.push_back(field_required(child(index(metrics, i), "value"), ""));
+  }
   const std::string name = child(path, "trainJobName");
   if (result.train_job_name.empty()) {
     errs.push_back(field_required(name, ""));

@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
-# The trainerctl commands the README and the docs show must work as written:
-# 1. every ```sh block of README.md, docs/*.md and examples/*/README.md that calls trainerctl
-#    and does nothing else (its lines are `trainerctl ...`, `export PATH=...` or comments) runs,
-#    as written, from a stand-in of the repository root whose build/dev is this build tree (what
-#    ./scripts/quickstart leaves behind), and exits 0 within a bound. Blocks that also build or
-#    install (docs/bindings.md) are left to the package tests;
+# Every command the README and the docs show must work as written:
+# 1. every ```sh block of README.md, docs/*.md and examples/*/README.md is accounted for:
+#    a. a block that only calls trainerctl (its lines are `trainerctl ...`, `export PATH=...` or
+#       comments) runs, as written, from a stand-in of the repository root whose build/dev holds
+#       what ./scripts/quickstart builds there and nothing else (its `targets=(...)`, each found
+#       through the TARGET=FILE arguments), and exits 0 within a bound; so a block that needs a
+#       file the quickstart does not build fails here;
+#    b. a block that builds or runs the bindings or the packages is what a CTest test runs (the
+#       table in covered_by): that test must be registered in this build tree (a toolchain that
+#       is absent leaves it out, and the block is reported skipped, visibly);
+#    c. the README's own commands (quickstart, test-all) and builds of another configuration
+#       (tsan, vcpkg) are reported skipped with the reason; any other block fails the test;
 # 2. a plain ``` block whose first line is `$ trainerctl ...` (a transcript) shows exactly what
 #    that command prints with this build;
 # 3. the synopses of README.md's "## trainerctl" block are those of `trainerctl COMMAND --help`
@@ -13,32 +19,70 @@
 # test API server ($TRAINER_TEST_APISERVER_DIR, the CTest fixture kube_apiserver) with a
 # kubeconfig whose context namespace is a fresh one; without that server they are skipped,
 # visibly.
-# Usage: readme_test.sh <trainerctl> <source-dir> <build-dir>
+# Usage: readme_test.sh <trainerctl> <source-dir> <build-dir> [TARGET=FILE...]
 set -uo pipefail
 ctl=$1 src=$2 build=$3
+shift 3
+declare -A target_files=()
+for pair in "$@"; do target_files[${pair%%=*}]=${pair#*=}; done
 tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
 failures=0
 fail() { echo "FAIL $*"; failures=$((failures + 1)); }
 
 # --- 1. Shell snippets. ---
-# A stand-in for the repository root: every top-level entry of the source tree, and build/dev.
+# A stand-in for the repository root: every top-level entry of the source tree, and a build/dev
+# with the files of the quickstart's targets at their places in this build tree.
 root=$tmp/root
-mkdir -p "$root/build"
+mkdir -p "$root/build/dev"
 # As a checkout others may traverse (README): the main job's pods run as uid 1000.
-chmod 0755 "$tmp"
+chmod 0755 "$tmp" "$root" "$root/build" "$root/build/dev"
 for entry in "$src"/* "$src"/.[!.]*; do
   [[ -e $entry && $(basename "$entry") != build* ]] && ln -s "$entry" "$root/$(basename "$entry")"
 done
-ln -s "$build" "$root/build/dev"
+quickstart_targets=$(sed -n 's/^targets=(\(.*\))$/\1/p' "$src/scripts/quickstart")
+[[ -n $quickstart_targets ]] || fail "scripts/quickstart: no targets=(...) line"
+for target in $quickstart_targets; do
+  file=${target_files[$target]:-}
+  if [[ -z $file ]]; then
+    # ddp_logreg exists only with MPI; the blocks that need it are skipped below.
+    echo "NOTE scripts/quickstart target $target is not part of this build"
+    continue
+  fi
+  rel=${file#"$build"/}
+  [[ $rel != "$file" ]] || { fail "$target: $file is not under $build"; continue; }
+  mkdir -p "$root/build/dev/$(dirname "$rel")"
+  ln -s "$file" "$root/build/dev/$rel"
+done
 
-# blocks FILE: writes each ```sh block of FILE that mentions trainerctl to $tmp/blocks/N.sh.
+# covered_by BLOCK: the CTest test that runs what BLOCK shows (1.b), or `skip: <why>` (1.c), or
+# nothing.
+covered_by() {
+  local text
+  text=$(grep -vE '^[[:space:]]*(#|$)' "$1")
+  case $text in
+    *"./scripts/quickstart"* | *"./scripts/test-all"*)
+      echo "skip: the README's own commands (.ci/run runs ./scripts/test-all on a fresh clone)" ;;
+    *"go test ./..."* | *"go build -buildmode=c-shared"*) echo bindings.go ;;
+    *"go run ."*) echo bindings.go.consumer ;;
+    *"cargo test"*) echo bindings.rust ;;
+    *"cargo run"*) echo bindings.rust.consumer ;;
+    *"cmake --install"* | *"pkg-config --cflags --libs"*) echo package.install_and_consume ;;
+    *"conan "*) echo package.conan_create ;;
+    *"vcpkg install"*)
+      echo "skip: vcpkg is not installed here; packaging.versions checks the port's version and package.install_and_consume its layout" ;;
+    *"cmake --preset tsan"*) echo "skip: a ThreadSanitizer build folder of its own (build/tsan)" ;;
+  esac
+}
+registered_tests=$(ctest --test-dir "$build" -N 2>/dev/null | sed -n 's/^ *Test *#[0-9]*: //p')
+
+# blocks FILE: writes each ```sh block of FILE to $tmp/blocks/N.sh.
 blocks() {
   rm -rf "$tmp/blocks" && mkdir -p "$tmp/blocks"
   awk -v dir="$tmp/blocks" '
     /^```sh[[:space:]]*$/ { inside = 1; text = ""; line = NR; next }
     inside && /^```/ {
       inside = 0
-      if (text ~ /trainerctl/) { n++; f = sprintf("%s/%03d-line%d.sh", dir, n, line); printf "%s", text > f; close(f) }
+      n++; f = sprintf("%s/%03d-line%d.sh", dir, n, line); printf "%s", text > f; close(f)
       next
     }
     inside { text = text $0 "\n" }
@@ -68,7 +112,17 @@ for doc in "$src"/README.md "$src"/docs/*.md "$src"/examples/*/README.md; do
     [[ -f $block ]] || continue
     name="${doc#"$src"/}:$(basename "$block" .sh | sed 's/^[0-9]*-//')"
     if grep -vqE '^[[:space:]]*(#|$|trainerctl |export PATH=)' "$block"; then
-      echo "SKIP $name: does more than call trainerctl"
+      covered=$(covered_by "$block")
+      case $covered in
+        "") fail "$name: a block that neither only calls trainerctl nor is run by a CTest test (covered_by in $0)"
+            sed 's/^/  | /' "$block" ;;
+        skip:*) echo "SKIP $name: ${covered#skip: }" ;;
+        *) if grep -qxF "$covered" <<<"$registered_tests"; then
+             echo "COVERED $name: CTest $covered runs it"
+           else
+             echo "SKIP $name: CTest $covered, which runs it, is not registered in this build (toolchain absent)"
+           fi ;;
+      esac
       continue
     fi
     # The main job needs the data-parallel example, which is built only with MPI.

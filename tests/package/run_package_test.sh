@@ -148,11 +148,11 @@ libdir=$(pkg-config --variable=libdir libtrainer)
   fail "libtrainer.pc libdir $libdir is not the moved prefix's"
 # shellcheck disable=SC2046  # pkg-config output is a list of flags
 cc -std=c11 -pedantic-errors -Wall -Wextra -Werror "$here/consumer-c/consumer.c" \
-  $(pkg-config --cflags --libs libtrainer) -Wl,-rpath,"$libdir" -o "$work/consumer_pc"
+  $(pkg-config --cflags --libs libtrainer) -o "$work/consumer_pc"
 "$work/consumer_pc"
 # shellcheck disable=SC2046
 c++ -std=c++17 -Wall -Wextra -Werror "$here/consumer-cxx/consumer_hpp.cpp" \
-  $(pkg-config --cflags --libs libtrainer-hpp) -Wl,-rpath,"$libdir" -o "$work/consumer_hpp_pc"
+  $(pkg-config --cflags --libs libtrainer-hpp) -o "$work/consumer_hpp_pc"
 "$work/consumer_hpp_pc"
 
 # --- 5. the example plugins ---------------------------------------------------------------------

@@ -41,6 +41,7 @@ int run_apply(const Parsed& args) {
   options.dry_run = args.value("dry-run") == "server";
   options.force = args.enabled("force-conflicts");
   options.on_warning = print_warning;
+  options.strict_fields = args.enabled("strict");
   const char* suffix = options.dry_run ? " (server dry run)" : "";
   options.on_applied = [suffix](const trainer::cluster::AppliedObject& applied) {
     std::printf("%s serverside-applied%s\n", applied.ref.c_str(), suffix);

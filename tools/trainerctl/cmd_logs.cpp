@@ -10,6 +10,7 @@
 #include "trainer/local.hpp"
 #include "trainer/log_lines.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -30,28 +31,80 @@ bool run_finished(const std::string& run_dir) {
   return finished != nullptr && finished->is_bool() && finished->get_bool();
 }
 
+std::optional<long> parse_count(const std::string& text);
+int usage(const std::string& message);
+
+// How long `logs -f` waits for the state of a run folder that exists but holds no run yet.
+constexpr std::chrono::seconds kStateWait{10};
+
+// Where the last `lines` lines of `in` start (kubectl's --tail): the file is read backwards in
+// blocks, so a large log is not read whole. A last line without its `\n` counts as a line.
+std::streamoff tail_start(std::ifstream& in, long lines) {
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  if (size <= 0) return 0;
+  if (lines == 0) return size;
+  char buf[65536];
+  std::streamoff end = size;
+  long seen = 0;
+  bool last_byte = true;  // the file's last byte: its `\n` ends the last line, starts none
+  while (end > 0) {
+    const std::streamoff begin = std::max<std::streamoff>(0, end - std::streamoff(sizeof buf));
+    in.seekg(begin);
+    in.read(buf, end - begin);
+    for (std::streamoff i = end - begin; i-- > 0;) {
+      if (buf[i] == '\n' && !last_byte && ++seen == lines) return begin + i + 1;
+      last_byte = false;
+    }
+    end = begin;
+  }
+  return 0;
+}
+
 int run_local_logs(const Parsed& args) {
   const auto& positional = args.args();
-  const std::string& run_dir = positional[0];
-  std::string path;
-  if (positional.size() == 2) {
-    auto found = trainer::local::pod_log_path(run_dir, positional[1]);
-    if (!found) return report_error(found.error());
-    path = *found;
-  } else {
-    if (auto state = trainer::local::read_status(run_dir); !state) {
-      return report_error(state.error());
-    }
-    path = trainer::local::combined_log_path(run_dir);
+  std::optional<long> tail;
+  if (args.given("tail")) {
+    tail = parse_count(args.value("tail"));
+    if (!tail) return usage("--tail must be a number of lines");
   }
-  std::ifstream in(path, std::ios::binary);
+  const std::string& run_dir = positional[0];
+  const bool follow = args.enabled("follow");
+  const auto locate = [&]() -> trainer::Result<std::string> {
+    if (positional.size() == 2) return trainer::local::pod_log_path(run_dir, positional[1]);
+    if (auto state = trainer::local::read_status(run_dir); !state) {
+      return tl::unexpected(state.error());
+    }
+    const std::string path = trainer::local::combined_log_path(run_dir);
+    if (std::filesystem::exists(path)) return path;
+    return trainer::fail(trainer::ErrorCode::kNotFound, "cannot read " + path);
+  };
+  auto path = locate();
+  // -f on a run that is starting (`trainerctl run --run-dir DIR &` a moment ago): its executor
+  // writes state.json, then run.log and each pod's log, shortly after the folder exists. They
+  // are waited for, the state at most kStateWait, a log while the run goes on.
+  const auto state_deadline = std::chrono::steady_clock::now() + kStateWait;
+  while (follow && !path && path.error().code == trainer::ErrorCode::kNotFound) {
+    const bool have_state = trainer::local::read_status(run_dir).has_value();
+    if (have_state ? run_finished(run_dir) : std::chrono::steady_clock::now() >= state_deadline) {
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    path = locate();
+  }
+  if (!path) return report_error(path.error());
+  std::ifstream in(*path, std::ios::binary);
   if (!in) {
-    std::fprintf(stderr, "error: cannot read %s\n", path.c_str());
+    std::fprintf(stderr, "error: cannot read %s\n", path->c_str());
     return kExitFailed;
+  }
+  if (tail) {
+    const std::streamoff start = tail_start(in, *tail);
+    in.clear();
+    in.seekg(start);
   }
   // The files hold what the pods wrote as it came (run.log in pieces, see docs/local.md): they
   // are copied as bytes, and followed (-f) until the run has finished and nothing is left.
-  const bool follow = args.enabled("follow");
   bool last_round = !follow;
   char buf[65536];
   for (;;) {

@@ -28,15 +28,19 @@ int run_render(const Parsed& args) {
   auto ctx = make_render_context(args.value("uid"), key_file);
   trainer::RenderDocumentsOptions options;
   options.namespace_ = args.value("namespace");
-  options.on_warning = print_warning;
+  WarningPrinter warnings;
+  options.on_warning = [&warnings](std::string_view w) { warnings.print(w); };
   options.builtin_runtimes = args.enabled("builtin-runtimes");
   options.framework = framework->get();
+  options.strict_fields = args.enabled("strict");
   auto rendered = trainer::render_documents(std::move(*docs), ctx, options);
   if (!rendered) return report_error(rendered.error());
   if (!rendered->skipped_reason.empty()) {
     std::fprintf(stderr, "%s\n", rendered->skipped_reason.c_str());
   }
   print_documents(rendered->objects, *format);
+  std::fflush(stdout);
+  warnings.print_ignored_fields();
   return kExitOk;
 }
 

@@ -161,7 +161,9 @@ int run_run(const Parsed& args) {
   }
   trainer::RenderDocumentsOptions render_options;
   render_options.namespace_ = args.value("namespace");
-  render_options.on_warning = print_warning;
+  WarningPrinter warnings;
+  render_options.on_warning = [&warnings](std::string_view w) { warnings.print(w); };
+  render_options.strict_fields = args.enabled("strict");
   // The runtimes upstream installs by default ship with libtrainer; an input runtime wins.
   render_options.builtin_runtimes = true;
   render_options.framework = plugins.get();
@@ -227,6 +229,7 @@ int run_run(const Parsed& args) {
   console.done();
   const auto status = exec.status();
   print_final(status);
+  warnings.print_ignored_fields();
   switch (exec.phase()) {
     case trainer::local::Phase::kComplete: return kExitOk;
     case trainer::local::Phase::kSuspended: return kExitSuspended;

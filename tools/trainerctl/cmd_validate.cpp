@@ -26,6 +26,7 @@ int run_validate(const Parsed& args) {
   options.on_warning = print_warning;
   options.builtin_runtimes = args.enabled("builtin-runtimes");
   options.framework = framework->get();
+  options.strict_fields = args.enabled("strict");
   auto admission = trainer::admit(std::move(*docs), ctx, options);
   if (!admission) return report_error(admission.error());
   if (!admission->ok()) return report_field_errors(admission->errors);

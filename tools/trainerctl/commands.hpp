@@ -25,10 +25,12 @@ inline const Flag kBuiltinRuntimesFlag{
     "builtin-runtimes", '\0', "",
     "a ClusterTrainingRuntime that is not among the inputs may be one that ships with "
     "libtrainer (see 'trainerctl runtimes')"};
-// Inputs may be Training Operator v1 jobs (converted on the way in, docs/convert.md).
-inline const Flag kStrictFlag{
-    "strict", '\0', "",
-    "a Training Operator v1 field that Trainer v2 cannot express is an error, not a warning"};
+// The API server's strict field validation; inputs may also be Training Operator v1 jobs
+// (converted on the way in, docs/convert.md).
+inline const Flag kStrictFlag{"strict", '\0', "",
+                              "an unknown field (as the API server's strict field validation "
+                              "refuses it), or a Training Operator v1 field that Trainer v2 "
+                              "cannot express, is an error, not a warning"};
 
 /// What completion offers for a cluster command's TYPE: the Trainer kinds and what a TrainJob
 /// owns (any kind the server serves is accepted).

@@ -3,10 +3,11 @@
 
 #include "commands.hpp"
 
+#include "trainer/names.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
-#include <numeric>
 #include <optional>
 
 namespace trainerctl {
@@ -18,24 +19,6 @@ std::string lower(std::string_view s) {
   std::string out(s);
   for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
-}
-
-// Edit distance with swaps of neighbours (optimal string alignment): `gte` is one edit from
-// `get`, as a typist sees it.
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
-  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
-  std::iota(d[0].begin(), d[0].end(), std::size_t{0});
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      d[i][j] = std::min(
-          {d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
-        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-      }
-    }
-  }
-  return d[a.size()][b.size()];
 }
 
 bool accepts(const std::vector<std::string_view>& choices, std::string_view value) {
@@ -390,7 +373,7 @@ std::vector<std::string_view> suggestions(std::string_view typed,
   const std::size_t allowed = t.size() <= 5 ? 1 : 2;
   for (const auto candidate : candidates) {
     const std::string c = lower(candidate);
-    if (edit_distance(t, c) <= allowed || c.rfind(t, 0) == 0) out.push_back(candidate);
+    if (trainer::edit_distance(t, c) <= allowed || c.rfind(t, 0) == 0) out.push_back(candidate);
   }
   return out;
 }

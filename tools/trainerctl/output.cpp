@@ -23,6 +23,26 @@ void print_warning(std::string_view warning) {
   std::fprintf(stderr, "Warning: %.*s\n", static_cast<int>(warning.size()), warning.data());
 }
 
+void WarningPrinter::print(std::string_view warning) {
+  print_warning(warning);
+  // The decoder's text for a field the schema lacks (trainer/codec.hpp).
+  constexpr std::string_view kUnknown = "unknown field \"";
+  if (warning.substr(0, kUnknown.size()) == kUnknown) {
+    unknown_fields_.emplace_back(warning.substr(kUnknown.size() - 1));
+  }
+}
+
+void WarningPrinter::print_ignored_fields() const {
+  if (unknown_fields_.empty()) return;
+  std::string fields;
+  for (const auto& f : unknown_fields_) fields += (fields.empty() ? "" : ", ") + f;
+  const bool one = unknown_fields_.size() == 1;
+  std::fprintf(stderr,
+               "Warning: ignored unknown field%s %s (--strict refuses %s, as the API server's "
+               "strict field validation does)\n",
+               one ? "" : "s", fields.c_str(), one ? "it" : "them");
+}
+
 int report_field_errors(const std::vector<trainer::FieldError>& errors) {
   for (const auto& e : errors) std::fprintf(stderr, "%s\n", e.to_string().c_str());
   return kExitFailed;

@@ -217,8 +217,17 @@ void print_status(const json::object& status) {
       params += " " + text_of(p.get_object(), "name") + "=" + text_of(p.get_object(), "value");
     }
   }
-  std::printf("best trial: %s%s\n", text_of(result->get_object(), "trainJobName").c_str(),
-              params.c_str());
+  // The objective's value after the parameters, in the table's column order.
+  std::string value;
+  if (const auto* ms = result->get_object().if_contains("metrics");
+      ms != nullptr && ms->is_array()) {
+    for (const auto& m : ms->get_array()) {
+      if (!m.is_object()) continue;
+      value += " " + text_of(m.get_object(), "metric") + "=" + text_of(m.get_object(), "value");
+    }
+  }
+  std::printf("best trial: %s%s%s\n", text_of(result->get_object(), "trainJobName").c_str(),
+              params.c_str(), value.c_str());
 }
 
 bool condition_true(const trainer::OptimizationJobStatus& status, std::string_view type) {
@@ -259,7 +268,12 @@ int run_tuning(const Parsed& args, std::vector<json::value> docs,
   }
   auto decoded = trainer::decode_optimization_job(*job_doc);
   if (!decoded) return report_error(decoded.error());
-  for (const auto& w : decoded->warnings) print_warning(w);
+  const bool strict = args.enabled("strict");
+  if (strict && !decoded->warnings.empty()) {
+    return report_error(trainer::strict_decoding_error(*job_doc, decoded->warnings));
+  }
+  WarningPrinter warnings;
+  for (const auto& w : decoded->warnings) warnings.print(w);
   auto job = std::move(decoded->object);
   const std::string ns = args.value("namespace");
   if (!job.metadata.namespace_) job.metadata.namespace_ = ns.empty() ? "default" : ns;
@@ -269,7 +283,8 @@ int run_tuning(const Parsed& args, std::vector<json::value> docs,
   options.run_dir =
       run_dir.empty() ? default_run_dir(job.metadata.name.value_or("optimizationjob")) : run_dir;
   options.render.namespace_ = ns;
-  options.render.on_warning = print_warning;
+  options.render.on_warning = [&warnings](std::string_view w) { warnings.print(w); };
+  options.render.strict_fields = strict;
   options.render.builtin_runtimes = true;
   options.render.framework = framework;
   options.context = std::move(context);  // each trial gets a UID of its own
@@ -303,6 +318,8 @@ int run_tuning(const Parsed& args, std::vector<json::value> docs,
     print_status(s->get_object());
   }
   std::printf("results: %s\n", result->results_file.c_str());
+  std::fflush(stdout);
+  warnings.print_ignored_fields();
   if (signals.signalled()) return kExitFailed;
   return condition_true(result->status, "Complete") ? kExitOk : kExitFailed;
 }

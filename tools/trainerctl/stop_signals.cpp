@@ -4,6 +4,7 @@
 #include "output.hpp"
 
 #include <unistd.h>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <system_error>
@@ -11,6 +12,10 @@
 
 namespace trainerctl {
 namespace {
+
+// How long after the first signal the same signal from the same sender counts as that first
+// signal delivered twice (to the process and to its process group) rather than as a second.
+constexpr std::chrono::seconds kEchoWindow{1};
 
 sigset_t stop_set() {
   sigset_t set;
@@ -50,16 +55,30 @@ StopSignals::~StopSignals() {
 
 void StopSignals::wait_loop() {
   const sigset_t set = stop_set();
+  siginfo_t first{};
+  std::chrono::steady_clock::time_point first_at;
   for (;;) {
-    int signal = 0;
-    if (sigwait(&set, &signal) != 0) continue;
+    siginfo_t info{};
+    const int signal = sigwaitinfo(&set, &info);
+    if (signal < 0) continue;
     if (done_.load()) return;
-    if (signalled_.exchange(true)) {
+    const auto now = std::chrono::steady_clock::now();
+    if (signalled_.load()) {
+      // A sender that signals the process and then its process group (timeout(1) does) reaches
+      // it twice: the same signal from the same sender at once is that first signal again, not
+      // a second one. A terminal's Ctrl-C (SI_KERNEL) reaches each process once.
+      const bool echo = info.si_code == SI_USER && first.si_code == SI_USER &&
+                        info.si_signo == first.si_signo && info.si_pid == first.si_pid &&
+                        now - first_at < kEchoWindow;
+      if (echo) continue;
       // Second signal: the graceful stop takes too long for whoever sends them.
       static const char kText[] = "second signal: exiting without waiting for the stop\n";
       (void)!write(STDERR_FILENO, kText, sizeof kText - 1);
       _exit(1);
     }
+    signalled_.store(true);
+    first = info;
+    first_at = now;
     std::fprintf(stderr, "received %s: stopping (in-flight reconciles finish)\n",
                  signal == SIGINT ? "SIGINT" : "SIGTERM");
     std::fflush(stderr);

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // SIGTERM and SIGINT as a request to stop, received on a thread of their own with sigwait (no
 // signal handler, so the stop callback may lock, allocate and log). A second signal while the
-// stop is under way ends the process at once with exit 1, as controller-runtime does.
+// stop is under way ends the process at once with exit 1, as controller-runtime does; the same
+// signal from the same process within a second of the first (a kill of the process and of its
+// group, as timeout(1) sends it) is the first one delivered twice, not a second.
 #pragma once
 
 #include <pthread.h>

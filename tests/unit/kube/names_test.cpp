@@ -250,3 +250,23 @@ TEST_CASE("is_domain_prefixed_path", "[names]") {
   CHECK(errs[1].value == boost::json::value("x@y"));
   CHECK(errs[0].to_string().rfind(path + ": Invalid value: ", 0) == 0);
 }
+
+TEST_CASE("edit_distance and closest_name: the did-you-mean of runtime names") {
+  CHECK(trainer::edit_distance("", "") == 0);
+  CHECK(trainer::edit_distance("abc", "") == 3);
+  CHECK(trainer::edit_distance("torch-distributd", "torch-distributed") == 1);
+  CHECK(trainer::edit_distance("kitten", "sitting") == 3);
+  CHECK(trainer::edit_distance("gte", "get") == 1);  // a swap of neighbours is one edit
+  CHECK(trainer::edit_distance("ca", "abc") == 3);   // no substring is edited twice
+  const std::vector<std::string> runtimes{"deepspeed-distributed", "jax-distributed",
+                                          "torch-distributed", "xgboost-distributed"};
+  CHECK(trainer::closest_name("torch-distributd", runtimes) == "torch-distributed");
+  CHECK(trainer::closest_name("Torch-Distributed", runtimes) == "torch-distributed");
+  CHECK(trainer::closest_name("jax-distrib", runtimes) == "jax-distributed");
+  // Too far from every name: no suggestion rather than a wrong one.
+  CHECK_FALSE(trainer::closest_name("my-own-runtime", runtimes));
+  CHECK_FALSE(trainer::closest_name("torch", runtimes));
+  CHECK_FALSE(trainer::closest_name("x", {}));
+  // Equally close: the first.
+  CHECK(trainer::closest_name("ab", {"ax", "ay"}) == "ax");
+}

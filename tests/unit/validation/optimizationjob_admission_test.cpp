@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace {
@@ -156,4 +157,71 @@ TEST_CASE("builtin_runtimes adds the built-in runtime an OptimizationJob's templ
   CHECK(adm->ok());
   CHECK(adm->warnings.empty());
   CHECK(adm->objects.cluster_training_runtimes.size() == 1);
+}
+
+TEST_CASE("admission: strict field validation refuses unknown fields with the API server's text") {
+  const std::string job = R"(apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata: {name: typo}
+spec:
+  runtimeRef: {name: torch-distributed}
+  trainer: {numNode: 2, numProcPerNod: 1}
+)";
+  trainer::AdmissionOptions options;
+  std::vector<std::string> warnings;
+  options.on_warning = [&](std::string_view w) { warnings.emplace_back(w); };
+  options.builtin_runtimes = true;
+  auto warned = trainer::admit(docs(job), {}, options);
+  REQUIRE(warned);
+  CHECK(warned->ok());
+  CHECK(warnings.at(0) == R"(unknown field "spec.trainer.numNode")");
+  options.strict_fields = true;
+  auto strict = trainer::admit(docs(job), {}, options);
+  REQUIRE_FALSE(strict);
+  CHECK(strict.error().code == trainer::ErrorCode::kParse);
+  CHECK(
+      strict.error().message ==
+      R"(TrainJob in version "v1alpha1" cannot be handled as a TrainJob: strict decoding )"
+      R"(error: unknown field "spec.trainer.numNode", unknown field "spec.trainer.numProcPerNod")");
+}
+
+TEST_CASE("admission: a runtime missing from a known set is refused with the closest name") {
+  const std::string job = R"(apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata: {name: typo, namespace: team}
+spec:
+  runtimeRef: {name: torch-distributd}
+)";
+  trainer::AdmissionOptions options;
+  std::vector<std::string> warnings;
+  options.on_warning = [&](std::string_view w) { warnings.emplace_back(w); };
+  // No runtime source: admitted, the runtime not checked.
+  auto unchecked = trainer::admit(docs(job), {}, options);
+  REQUIRE(unchecked);
+  CHECK(unchecked->ok());
+  CHECK(warnings.at(0).find("the TrainJob was not checked against it") != std::string::npos);
+  warnings.clear();
+  // The built-in runtimes are the source: misspelt.
+  options.builtin_runtimes = true;
+  auto builtin = trainer::admit(docs(job), {}, options);
+  REQUIRE(builtin);
+  REQUIRE(builtin->errors.size() == 1);
+  CHECK(builtin->errors[0].path == "spec.RuntimeRef");
+  CHECK(warnings.at(0) ==
+        R"(TrainJob team/typo references ClusterTrainingRuntime "torch-distributd", which is )"
+        R"(neither among the inputs nor a built-in runtime; did you mean "torch-distributed"?)");
+  // A TrainingRuntime of the TrainJob's namespace given: the same for that kind.
+  warnings.clear();
+  options.builtin_runtimes = false;
+  const std::string tr_job = R"(apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata: {name: typo, namespace: team}
+spec:
+  runtimeRef: {name: rtt, kind: TrainingRuntime}
+)";
+  auto given = trainer::admit(docs(runtime_yaml("team") + "---\n" + tr_job), {}, options);
+  REQUIRE(given);
+  REQUIRE(given->errors.size() == 1);
+  CHECK(given->errors[0].path == "spec.runtimeRef");
+  CHECK(warnings.back().find(R"(; did you mean "rt"?)") != std::string::npos);
 }

@@ -152,8 +152,16 @@ fn validate_invalid_reports_field_errors() {
     assert_eq!(np.value.as_deref(), Some("0"));
     assert!(np.detail.contains("greater than or equal to 1"), "{np:?}");
     assert!(np.text.starts_with("spec.trainer.numProcPerNode: Invalid value: 0: "), "{}", np.text);
-    // The name rule is a CEL rule on the object root (Kubernetes renders its path as "<nil>").
-    assert_eq!(e.fields.len(), 2, "{:?}", e.fields);
+    // The API server's object-meta rule (a DNS subdomain, at metadata.name), then the CRD's name
+    // rule, a CEL rule on the object root (Kubernetes renders its path as "<nil>").
+    assert_eq!(e.fields.len(), 3, "{:?}", e.fields);
+    assert!(
+        e.fields
+            .iter()
+            .any(|f| f.path == "metadata.name" && f.detail.contains("RFC 1123 subdomain")),
+        "{:?}",
+        e.fields
+    );
     assert!(
         e.fields
             .iter()
