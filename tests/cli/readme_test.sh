@@ -6,7 +6,8 @@
 #       what ./scripts/quickstart builds there and nothing else (its `targets=(...)`, each found
 #       through the TARGET=FILE arguments), and exits 0 within a bound; so a block that needs a
 #       file the quickstart does not build fails here;
-#    b. a block that builds or runs the bindings or the packages is what a CTest test runs (the
+#    b. a block that builds or runs the bindings or the packages, or runs a benchmark, is what a
+#       CTest test runs (a benchmark's test runs it briefly; the
 #       table in covered_by): that test must be registered in this build tree (a toolchain that
 #       is absent leaves it out, and the block is reported skipped, visibly);
 #    c. the README's own commands (quickstart, test-all) and builds of another configuration
@@ -71,6 +72,9 @@ covered_by() {
     *"vcpkg install"*)
       echo "skip: vcpkg is not installed here; packaging.versions checks the port's version and package.install_and_consume its layout" ;;
     *"cmake --preset tsan"*) echo "skip: a ThreadSanitizer build folder of its own (build/tsan)" ;;
+    *"build/dev/bench/render/bench_render"*) echo bench.render ;;
+    *"build/dev/bench/local/bench_local"*) echo bench.local ;;
+    *"build/dev/bench/startup/bench_startup"*) echo bench.startup ;;
   esac
 }
 registered_tests=$(ctest --test-dir "$build" -N 2>/dev/null | sed -n 's/^ *Test *#[0-9]*: //p')
