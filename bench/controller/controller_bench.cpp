@@ -31,6 +31,7 @@
 // Usage: bench_controller [--jobs N] [--workers W] [--process [--kube-api-qps Q]]
 #include "curl_floor.hpp"
 #include "process_status.hpp"
+#include "server_requests.hpp"
 #include "support/api_server.hpp"
 #include "trainer/codec.hpp"
 #include "trainer/controller.hpp"
@@ -247,19 +248,43 @@ struct ControllerRun {
   std::uint64_t errors = 0;
   double stop_seconds = 0;  // --process: from SIGTERM until it exited
   std::string exit;         // --process: how it ended
+  // What the API server served meanwhile: until every status was written, and until the
+  // controller settled (no reconcile for kQuiet: the reconciles that its own writes' events
+  // queue are done too), with the reconciles until then.
+  bench::ServerRequests written;
+  bench::ServerRequests settled;
+  std::uint64_t settled_reconciles = 0;
+  double settled_seconds = 0;
+  bool settled_in_time = false;  // quiet for kQuiet within kSettleLimit
+  // In process: the controller's client's own count at the same two points.
+  std::optional<kube::RequestCounts> client_written;
+  std::optional<kube::RequestCounts> client_settled;
 };
+
+// The controller has settled once no reconcile ran for this long (bounded by kSettleLimit).
+constexpr std::chrono::seconds kQuiet{2};
+constexpr std::chrono::minutes kSettleLimit{5};
+
+kube::RequestCounts counts_since(const kube::RequestCounts& now, const kube::RequestCounts& was) {
+  return {now.get - was.get,     now.post - was.post, now.put - was.put,
+          now.patch - was.patch, now.del - was.del,   now.other - was.other};
+}
 
 ControllerRun run_controller(kube::Client& client, const std::string& ns, int jobs, int workers) {
   std::mutex mu;
   std::condition_variable cv;
   std::set<std::string> written;
+  std::uint64_t reconciles = 0;
+  auto last_reconcile = std::chrono::steady_clock::now();
   trainer::controller::ControllerOptions options;
   options.namespace_ = ns;
   options.workers = workers;
   options.on_reconcile = [&](const trainer::controller::ReconcileResult& r,
                              const trainer::Error* error) {
-    if (error != nullptr || !r.status_patched) return;
     std::lock_guard<std::mutex> lock(mu);
+    ++reconciles;
+    last_reconcile = std::chrono::steady_clock::now();
+    if (error != nullptr || !r.status_patched) return;
     written.insert(r.key);
     if (static_cast<int>(written.size()) == jobs) cv.notify_all();
   };
@@ -268,6 +293,8 @@ ControllerRun run_controller(kube::Client& client, const std::string& ns, int jo
     reset << "5";  // VmHWM := the current resident size
   }
   ControllerRun run;
+  const bench::ServerRequests served_before = bench::server_requests(client);
+  const kube::RequestCounts client_before = client.request_counts();
   run.rss_start_kib = bench::status_kib("VmRSS");
   const double cpu_start = cpu_seconds();
   const auto start = std::chrono::steady_clock::now();
@@ -290,6 +317,21 @@ ControllerRun run_controller(kube::Client& client, const std::string& ns, int jo
   const auto metrics = controller.metrics();
   run.reconciles = metrics.reconciles;
   run.errors = metrics.errors;
+  run.client_written = counts_since(client.request_counts(), client_before);
+  run.written = bench::server_requests(client).since(served_before);
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    const auto limit = std::chrono::steady_clock::now() + kSettleLimit;
+    while (std::chrono::steady_clock::now() - last_reconcile < kQuiet &&
+           std::chrono::steady_clock::now() < limit) {
+      cv.wait_until(lock, last_reconcile + kQuiet);
+    }
+    run.settled_reconciles = reconciles;
+    run.settled_seconds = Seconds(last_reconcile - start).count();
+    run.settled_in_time = std::chrono::steady_clock::now() - last_reconcile >= kQuiet;
+  }
+  run.client_settled = counts_since(client.request_counts(), client_before);
+  run.settled = bench::server_requests(client).since(served_before);
   controller.stop();
   loop.join();
   return run;
@@ -349,28 +391,35 @@ void stop_process(pid_t pid, int fd, ControllerRun& run) {
 // here, and the run ends when every TrainJob has a `status=patched` line, which the controller
 // writes after the TrainJob's applies: every JobSet exists then (the server's view is checked
 // afterwards). Polling the server instead would load it with lists of 1,000 objects.
+// The flags of `trainerctl controller` the bench passes besides --kubeconfig and -n: none unless
+// given (its defaults are what is measured).
+struct ProcessFlags {
+  std::string trainerctl = TRAINER_BENCH_TRAINERCTL;
+  std::optional<std::string> workers;
+  std::optional<std::string> qps;
+};
+
 ControllerRun run_controller_process(const trainer::testing::ApiServer& server,
-                                     const std::string& ns, int jobs, int workers,
-                                     const std::string& qps) {
+                                     kube::Client& client, const std::string& ns, int jobs,
+                                     const ProcessFlags& flags) {
   const std::string kubeconfig = server.kubeconfig();
   int pipe_fds[2];
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0) die("pipe");
-  std::vector<std::string> args{TRAINER_BENCH_TRAINERCTL,
-                                "controller",
-                                "--kubeconfig",
-                                kubeconfig,
-                                "-n",
-                                ns,
-                                "--workers",
-                                std::to_string(workers),
-                                "--kube-api-qps",
-                                qps,
-                                "--status-server-port",
-                                "0"};
+  std::vector<std::string> args{flags.trainerctl, "controller", "--kubeconfig",
+                                kubeconfig,       "-n",         ns};
+  if (flags.workers) {
+    args.push_back("--workers");
+    args.push_back(*flags.workers);
+  }
+  if (flags.qps) {
+    args.push_back("--kube-api-qps");
+    args.push_back(*flags.qps);
+  }
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   ControllerRun run;
+  const bench::ServerRequests served_before = bench::server_requests(client);
   const auto start = std::chrono::steady_clock::now();
   const pid_t pid = ::fork();
   if (pid < 0) die("fork");
@@ -383,17 +432,20 @@ ControllerRun run_controller_process(const trainer::testing::ApiServer& server,
   std::set<std::string> written;
   std::string pending;
   std::string last_line;
+  auto last_reconcile = start;
+  // Reads what the process wrote within `wait` (never past `deadline`); false when nothing came.
   const auto deadline = start + std::chrono::minutes(10);
   char buf[65536];
-  while (static_cast<int>(written.size()) < jobs) {
+  const auto read_lines = [&](std::chrono::milliseconds wait) {
     pollfd fd{pipe_fds[0], POLLIN, 0};
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0 || ::poll(&fd, 1, static_cast<int>(left.count())) <= 0) {
+    if (left.count() <= 0) {
       ::kill(pid, SIGKILL);
       die("timed out after 10 minutes: " + std::to_string(written.size()) + " of " +
           std::to_string(jobs) + " TrainJobs written; its last line: " + last_line);
     }
+    if (::poll(&fd, 1, static_cast<int>(std::min(left, wait).count())) <= 0) return false;
     const ssize_t n = ::read(pipe_fds[0], buf, sizeof buf);
     if (n <= 0) {
       die("trainerctl controller exited early (" + std::to_string(written.size()) + " of " +
@@ -406,6 +458,7 @@ ControllerRun run_controller_process(const trainer::testing::ApiServer& server,
       const auto key = last_line.find(" trainjob=");
       if (key == std::string::npos) continue;
       run.reconciles++;
+      last_reconcile = std::chrono::steady_clock::now();
       if (last_line.find(" status=patched") != std::string::npos) {
         written.insert(last_line.substr(key + 10, last_line.find(' ', key + 10) - key - 10));
       }
@@ -416,9 +469,25 @@ ControllerRun run_controller_process(const trainer::testing::ApiServer& server,
     }
     // Bounded: only an unfinished line is kept.
     if (pending.size() > (1U << 20)) pending.erase(0, pending.size() - 4096);
-  }
+    return true;
+  };
+  while (static_cast<int>(written.size()) < jobs) (void)read_lines(std::chrono::minutes(10));
+  const std::uint64_t reconciles_written = run.reconciles;
   run.seconds = Seconds(std::chrono::steady_clock::now() - start).count();
   run.cpu = process_cpu_seconds(pid);
+  run.written = bench::server_requests(client).since(served_before);
+  const auto limit = std::chrono::steady_clock::now() + kSettleLimit;
+  while (std::chrono::steady_clock::now() < limit &&
+         std::chrono::steady_clock::now() - last_reconcile < kQuiet) {
+    const auto quiet_left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        last_reconcile + kQuiet - std::chrono::steady_clock::now());
+    (void)read_lines(std::max(quiet_left, std::chrono::milliseconds(1)));
+  }
+  run.settled_reconciles = run.reconciles;
+  run.reconciles = reconciles_written;
+  run.settled_seconds = Seconds(last_reconcile - start).count();
+  run.settled_in_time = std::chrono::steady_clock::now() - last_reconcile >= kQuiet;
+  run.settled = bench::server_requests(client).since(served_before);
   run.peak_kib = bench::status_kib("VmHWM", std::to_string(pid));
   stop_process(pid, pipe_fds[0], run);
   ::close(pipe_fds[0]);
@@ -454,25 +523,29 @@ int main(int argc, char** argv) {
   int jobs = 1000;
   int workers = trainer::controller::ControllerOptions{}.workers;
   bool process = false;
-  std::string qps = "0";  // --process: trainerctl's --kube-api-qps (0: no limit, as the floor)
+  ProcessFlags flags;  // --process: trainerctl's own defaults unless given
   const char* usage =
-      "usage: bench_controller [--jobs N] [--workers W] [--process [--kube-api-qps Q]]";
+      "usage: bench_controller [--jobs N] [--workers W] [--process [--kube-api-qps Q] "
+      "[--trainerctl PATH]]";
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
     if (flag == "--process") {
       process = true;
     } else if (flag == "--kube-api-qps" && i + 1 < argc) {
-      qps = argv[++i];
+      flags.qps = argv[++i];
+    } else if (flag == "--trainerctl" && i + 1 < argc) {
+      flags.trainerctl = argv[++i];
     } else if (flag == "--jobs" && i + 1 < argc) {
       jobs = std::atoi(argv[++i]);
     } else if (flag == "--workers" && i + 1 < argc) {
       workers = std::atoi(argv[++i]);
+      flags.workers = std::to_string(workers);
     } else {
       die(usage);
     }
   }
   if (jobs <= 0 || workers <= 0) die("--jobs and --workers must be positive");
-  if (qps != "0" && !process) die(usage);
+  if ((flags.qps || flags.trainerctl != TRAINER_BENCH_TRAINERCTL) && !process) die(usage);
 
   const std::string dir = TRAINER_BENCH_RENDER_DATA;
   const std::string runtime_text = read_file(dir + "/runtime.yaml");
@@ -531,7 +604,7 @@ int main(int argc, char** argv) {
   };
   floor_run(floors[0]);
   floor_run(floors[1]);
-  const ControllerRun ours = process ? run_controller_process(*server, ours_ns, jobs, workers, qps)
+  const ControllerRun ours = process ? run_controller_process(*server, client, ours_ns, jobs, flags)
                                      : run_controller(client, ours_ns, jobs, workers);
   verify(client, ours_ns, jobs);
   floor_run(floors[2]);
@@ -543,11 +616,15 @@ int main(int argc, char** argv) {
       "TrainJob)\n",
       ours.seconds, jobs / ours.seconds, static_cast<unsigned long long>(ours.reconciles),
       static_cast<unsigned long long>(ours.errors), ours.cpu, 1000 * ours.cpu / jobs);
+  std::string flags_text;
+  if (flags.workers) flags_text += " --workers " + *flags.workers;
+  if (flags.qps) flags_text += " --kube-api-qps " + *flags.qps;
   if (process) {
     std::printf(
-        "trainerctl controller process (--kube-api-qps %s): peak resident memory (VmHWM) %ld KiB "
+        "trainerctl controller process (%s, %s): peak resident memory (VmHWM) %ld KiB "
         "(%.1f MiB); stopped %.2f s after SIGTERM, %s\n",
-        qps.c_str(), ours.peak_kib, static_cast<double>(ours.peak_kib) / 1024, ours.stop_seconds,
+        flags.trainerctl.c_str(), flags_text.empty() ? "default flags" : flags_text.c_str() + 1,
+        ours.peak_kib, static_cast<double>(ours.peak_kib) / 1024, ours.stop_seconds,
         ours.exit.c_str());
   } else {
     std::printf(
@@ -555,10 +632,34 @@ int main(int argc, char** argv) {
         "KiB\n",
         ours.rss_start_kib, ours.peak_kib, ours.peak_kib - ours.rss_start_kib);
   }
+  // Requests against the floor's writes (the baseline: a controller that reads nothing).
+  const double floor_writes = static_cast<double>(floors[0].writes) / jobs;
+  const double per_job_written = static_cast<double>(ours.written.total()) / jobs;
+  const double per_job_settled = static_cast<double>(ours.settled.total()) / jobs;
   std::printf(
-      "floor, bare libcurl, the applies and the status patch of each TrainJob "
-      "(%zu writes each), before / after the controller:\n",
-      floors[0].writes);
+      "requests served to the controller (the API server's apiserver_request_total): %llu "
+      "until every status was written (%.2f per TrainJob: %s); %llu %s (%.2f per TrainJob, "
+      "%llu reconciles, the last %.2f s after the start: %s); ratio to the floor's %.0f writes "
+      "per TrainJob: %.2f\n",
+      static_cast<unsigned long long>(ours.written.total()), per_job_written,
+      ours.written.text().c_str(), static_cast<unsigned long long>(ours.settled.total()),
+      ours.settled_in_time ? "once settled" : "when the settling wait ran out, still reconciling",
+      per_job_settled, static_cast<unsigned long long>(ours.settled_reconciles),
+      ours.settled_seconds, ours.settled.text().c_str(), floor_writes,
+      per_job_settled / floor_writes);
+  if (ours.client_written && ours.client_settled) {
+    std::printf(
+        "the controller's client's own count (kube::Client::request_counts, in process): %llu "
+        "until written (%llu writes), %llu once settled (%llu writes)\n",
+        static_cast<unsigned long long>(ours.client_written->total()),
+        static_cast<unsigned long long>(ours.client_written->writes()),
+        static_cast<unsigned long long>(ours.client_settled->total()),
+        static_cast<unsigned long long>(ours.client_settled->writes()));
+  }
+  std::printf(
+      "floor, bare libcurl, the applies and the status patch of each TrainJob (%.0f writes "
+      "each), before / after the controller:\n",
+      floor_writes);
   double worst_ratio = 0;
   for (const std::size_t i : {0U, 1U}) {
     const Floor& before = floors[i];
@@ -577,11 +678,17 @@ int main(int argc, char** argv) {
     // wall times of a shared machine vary by tens of percent from run to run).
     const double peak_mib = static_cast<double>(ours.peak_kib) / 1024;
     worst_ratio = std::round(worst_ratio * 100) / 100;  // as printed
+    const double rate = jobs / ours.seconds;
     std::printf(
         "verdict: time %.2fx the faster floor (goal <= 1.5x): %s; peak RSS %.1f MiB (goal < 100 "
-        "MiB): %s\n",
+        "MiB): %s; %.1f TrainJobs/s (goal >= 25 with default flags): %s; %.2f requests per "
+        "TrainJob once settled (goal <= 4.5): %s\n",
         worst_ratio, worst_ratio <= 1.5 ? "met" : "NOT met", peak_mib,
-        peak_mib < 100 ? "met" : "NOT met");
+        peak_mib < 100 ? "met" : "NOT met", rate,
+        !flags_text.empty() ? "other flags"
+        : rate >= 25        ? "met"
+                            : "NOT met",
+        per_job_settled, per_job_settled <= 4.5 ? "met" : "NOT met");
   }
   return 0;
 }

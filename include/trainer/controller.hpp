@@ -5,7 +5,8 @@
 //
 //   status.hpp-level pure steps:  derive_status(job, jobset, now)  (no I/O; unit-tested)
 //   Reconciler::reconcile(ns, name)  one pass of upstream's reconcile (reads, applies, patches)
-//   Controller::run(cancel)          watches + work queue + workers + resync + leader election
+//   Controller::run(cancel)          watches + the stores they fill (the reconciles read them) +
+//                                    work queue + workers + resync + leader election
 //
 // Thread safety: `Reconciler::reconcile` may be called from several threads at once for
 // different TrainJobs (the Controller's work queue guarantees one TrainJob is never reconciled
@@ -96,7 +97,8 @@ class Reconciler {
   Reconciler(Reconciler&&) noexcept;
   Reconciler& operator=(Reconciler&&) = delete;
 
-  /// One pass of upstream's reconcile (reference 5.1): GET the TrainJob (NotFound: skipped),
+  /// One pass of upstream's reconcile (reference 5.1), every read a GET (the loop of
+  /// `Controller` reads its stores instead): GET the TrainJob (NotFound: skipped),
   /// skip one managed by another controller, resolve its runtime from the cluster, render with
   /// the cluster as the lookup (the same pipeline as `trainerctl render`), server-side apply
   /// each object (field manager `trainer`, force) unless the TrainJob is finished, stopping at
@@ -170,6 +172,10 @@ struct ControllerOptions {
   std::function<void(const ReconcileResult&, const Error*)> on_reconcile;
   /// Graceful shutdown: in-flight reconciles get this long after `stop()`.
   std::chrono::milliseconds shutdown_timeout{std::chrono::seconds(30)};
+  /// The reconciles read from stores the watches fill; they start once every watch delivered its
+  /// first list, and `run()` fails when that takes longer than this (controller-runtime's
+  /// `CacheSyncTimeout`).
+  std::chrono::milliseconds cache_sync_timeout{std::chrono::minutes(2)};
   /// Webhooks, progress server and their certificates. Also the names the TrainJobStatus plugin
   /// renders: the controller binds `reconciler.framework` to an operator configuration made of
   /// these (operator namespace, service, Secret, status server port; a port of 0 leaves it unset).

@@ -249,6 +249,10 @@ struct WatchOptions : CallOptions {
   bool bookmarks = true;  ///< allowWatchBookmarks; BOOKMARK events reach the callback too
   /// `timeoutSeconds` of each watch request; the watch is then resumed from the last version.
   std::chrono::seconds request_timeout{300};
+  /// Called on the watch's thread after the events of each list were delivered: the first list
+  /// (without `resource_version`) and every relist after `410 Gone`. From the first call on, the
+  /// events seen hold the whole collection (client-go's `HasSynced`). May be empty.
+  std::function<void()> on_listed;
 };
 
 struct LogOptions : CallOptions {
@@ -273,6 +277,20 @@ struct RawResponse {
   long status = 0;
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
+};
+
+/// Requests a client has sent, by HTTP method, counted once per call (a retry of the same call
+/// on 429, 5xx or a dropped connection is not counted again): what a code path costs the API
+/// server. Each page of a list and each watch request (a resumed watch is a new one) is a GET.
+struct RequestCounts {
+  std::uint64_t get = 0;
+  std::uint64_t post = 0;
+  std::uint64_t put = 0;
+  std::uint64_t patch = 0;  ///< merge, JSON and strategic patches and server-side applies
+  std::uint64_t del = 0;    ///< DELETE
+  std::uint64_t other = 0;
+  [[nodiscard]] std::uint64_t total() const { return get + post + put + patch + del + other; }
+  [[nodiscard]] std::uint64_t writes() const { return post + put + patch + del; }
 };
 
 class Client {
@@ -338,6 +356,8 @@ class Client {
   /// Any request, with the client's authentication, rate limit, retries and error mapping
   /// (a non-2xx answer is an error, as for the typed calls).
   [[nodiscard]] Result<RawResponse> raw(const RawRequest& request);
+  /// The requests this client has sent so far (every thread's).
+  [[nodiscard]] RequestCounts request_counts() const noexcept;
 
   struct Impl;
 

@@ -313,10 +313,10 @@ class ClusterReader final : public WebhookReader {
   static constexpr std::chrono::milliseconds kReadTimeout{std::chrono::seconds(8)};
 
   ClusterReader(kube::Client& client, kube::CancelToken cancel)
-      : client_(client), call_{std::move(cancel), kReadTimeout}, lookup_(client, call_) {}
+      : call_{std::move(cancel), kReadTimeout}, lookup_(client, call_) {}
 
   Result<std::optional<json::value>> runtime(const TrainJob& job) override {
-    return detail::fetch_runtime(client_, job, job.metadata.namespace_.value_or("default"), call_);
+    return detail::fetch_runtime(lookup_, job, job.metadata.namespace_.value_or("default"));
   }
   std::optional<json::value> find(std::string_view api_version, std::string_view kind,
                                   std::string_view ns, std::string_view name) override {
@@ -325,7 +325,6 @@ class ClusterReader final : public WebhookReader {
   std::optional<Error> lookup_error() override { return lookup_.error(); }
 
  private:
-  kube::Client& client_;
   kube::CallOptions call_;
   detail::ClusterLookup lookup_;
 };

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "controller/cluster_lookup.hpp"
 
-#include "trainer/cluster.hpp"
+#include "trainer/model.hpp"
 
 #include <utility>
 
@@ -9,49 +9,54 @@ namespace trainer::controller::detail {
 
 namespace json = boost::json;
 
-std::optional<json::value> ClusterLookup::find(std::string_view api_version, std::string_view kind,
-                                               std::string_view ns, std::string_view name) {
-  auto key = std::make_tuple(std::string(api_version), std::string(kind), std::string(ns),
-                             std::string(name));
-  if (auto it = cache_.find(key); it != cache_.end()) return it->second;
-  std::optional<json::value> found;
-  auto resource = client_.resource_for(api_version, kind, call_);
-  if (resource) {
-    auto object = client_.get(*resource, resource->namespaced ? ns : "", name, call_);
-    if (object) {
-      found = json::value(std::move(*object));
-    } else if (object.error().code != ErrorCode::kNotFound) {
-      if (!error_) error_ = std::move(object.error());
-      return std::nullopt;  // not remembered: the pass fails anyway
-    }
-  } else if (resource.error().code != ErrorCode::kNotFound) {
-    if (!error_) error_ = std::move(resource.error());
-    return std::nullopt;
+Result<std::optional<json::value>> ClusterLookup::get(std::string_view api_version,
+                                                      std::string_view kind, std::string_view ns,
+                                                      std::string_view name) {
+  if (cache_ != nullptr) {
+    auto read = cache_->get(api_version, kind, ns, name);
+    if (read.hit == ObjectCache::Hit::kFound) return json::value(std::move(*read.object));
+    if (read.hit == ObjectCache::Hit::kAbsent) return std::nullopt;
   }
-  cache_.emplace(std::move(key), found);
-  return found;
-}
-
-const std::optional<json::value>* ClusterLookup::cached(std::string_view api_version,
-                                                        std::string_view kind, std::string_view ns,
-                                                        std::string_view name) const {
-  auto it = cache_.find(std::make_tuple(std::string(api_version), std::string(kind),
-                                        std::string(ns), std::string(name)));
-  return it == cache_.end() ? nullptr : &it->second;
-}
-
-Result<std::optional<json::value>> fetch_runtime(kube::Client& client, const TrainJob& job,
-                                                 const std::string& ns,
-                                                 const kube::CallOptions& call) {
-  const bool namespaced = job.spec.runtime_ref.kind.value_or("") == kTrainingRuntimeKind;
-  auto object = cluster::get(
-      client, namespaced ? cluster::Kind::kTrainingRuntime : cluster::Kind::kClusterTrainingRuntime,
-      ns, job.spec.runtime_ref.name, call);
+  auto resource = client_.resource_for(api_version, kind, call_);
+  if (!resource) {
+    if (resource.error().code == ErrorCode::kNotFound) return std::nullopt;  // not served
+    return tl::unexpected(std::move(resource.error()));
+  }
+  auto object = client_.get(*resource, resource->namespaced ? ns : "", name, call_);
   if (!object) {
     if (object.error().code == ErrorCode::kNotFound) return std::nullopt;
     return tl::unexpected(std::move(object.error()));
   }
   return json::value(std::move(*object));
+}
+
+std::optional<json::value> ClusterLookup::find(std::string_view api_version, std::string_view kind,
+                                               std::string_view ns, std::string_view name) {
+  auto key = std::make_tuple(std::string(api_version), std::string(kind), std::string(ns),
+                             std::string(name));
+  if (auto it = seen_.find(key); it != seen_.end()) return it->second;
+  auto found = get(api_version, kind, ns, name);
+  if (!found) {
+    if (!error_) error_ = std::move(found.error());
+    return std::nullopt;  // not remembered: the pass fails anyway
+  }
+  seen_.emplace(std::move(key), *found);
+  return std::move(*found);
+}
+
+const std::optional<json::value>* ClusterLookup::cached(std::string_view api_version,
+                                                        std::string_view kind, std::string_view ns,
+                                                        std::string_view name) const {
+  auto it = seen_.find(std::make_tuple(std::string(api_version), std::string(kind), std::string(ns),
+                                       std::string(name)));
+  return it == seen_.end() ? nullptr : &it->second;
+}
+
+Result<std::optional<json::value>> fetch_runtime(ClusterLookup& lookup, const TrainJob& job,
+                                                 const std::string& ns) {
+  const bool namespaced = job.spec.runtime_ref.kind.value_or("") == kTrainingRuntimeKind;
+  return lookup.get(kApiVersion, namespaced ? kTrainingRuntimeKind : kClusterTrainingRuntimeKind,
+                    namespaced ? ns : std::string(), job.spec.runtime_ref.name);
 }
 
 }  // namespace trainer::controller::detail

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // What the reconciler and the admission webhooks read from the cluster for one TrainJob: the
-// runtime it references (the live one) and the objects plugins look up, as GETs remembered for
-// the pass. One implementation, so that a webhook admits against what a reconcile renders with.
+// runtime it references (the live one) and the objects plugins look up, remembered for the pass.
+// One implementation, so that a webhook admits against what a reconcile renders with. Reads go
+// to the loop's informer stores where it has them (object_cache.hpp), else to the server.
 #pragma once
 
+#include "controller/object_cache.hpp"
 #include "trainer/kube.hpp"
 #include "trainer/model.hpp"
 
@@ -18,15 +20,23 @@
 
 namespace trainer::controller::detail {
 
-// The cluster as the render context's lookup: GETs, remembered for the pass (the builders and
+// The cluster as the render context's lookup: reads remembered for the pass (the builders and
 // the status step ask for the same objects). A kind the server does not serve (a scheduler's
 // PodGroup CRD not installed) is "not found"; any other failure is kept and fails the pass
 // after the render or the admission, since the lookup itself cannot fail.
 class ClusterLookup {
  public:
-  ClusterLookup(kube::Client& client, kube::CallOptions call)
-      : client_(client), call_(std::move(call)) {}
+  /// `cache`: the loop's stores (null: every read is a GET).
+  ClusterLookup(kube::Client& client, kube::CallOptions call, const ObjectCache* cache = nullptr)
+      : client_(client), call_(std::move(call)), cache_(cache) {}
 
+  /// One read, not remembered: from the cache where it answers, else a GET. nullopt: not found.
+  [[nodiscard]] Result<std::optional<boost::json::value>> get(std::string_view api_version,
+                                                              std::string_view kind,
+                                                              std::string_view ns,
+                                                              std::string_view name);
+
+  /// `get`, remembered for the pass; a failure is kept in `error()` and answers nullopt.
   std::optional<boost::json::value> find(std::string_view api_version, std::string_view kind,
                                          std::string_view ns, std::string_view name);
 
@@ -41,16 +51,17 @@ class ClusterLookup {
  private:
   kube::Client& client_;
   kube::CallOptions call_;
+  const ObjectCache* cache_;
   std::map<std::tuple<std::string, std::string, std::string, std::string>,
            std::optional<boost::json::value>>
-      cache_;
+      seen_;
   std::optional<Error> error_;
 };
 
 /// The live runtime `job.spec.runtimeRef` names (a TrainingRuntime in `ns`, or a
-/// ClusterTrainingRuntime), from the cluster; nullopt when it does not exist.
-[[nodiscard]] Result<std::optional<boost::json::value>> fetch_runtime(
-    kube::Client& client, const TrainJob& job, const std::string& ns,
-    const kube::CallOptions& call);
+/// ClusterTrainingRuntime), read through `lookup`; nullopt when it does not exist.
+[[nodiscard]] Result<std::optional<boost::json::value>> fetch_runtime(ClusterLookup& lookup,
+                                                                      const TrainJob& job,
+                                                                      const std::string& ns);
 
 }  // namespace trainer::controller::detail

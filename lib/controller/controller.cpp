@@ -1,21 +1,24 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // Controller::run, controller-runtime's manager + controller for TrainJobs (reference 9): once
-// leader (leader_election.hpp), watch TrainJobs and the kinds they own (watched_kinds.hpp; each
-// watch lists first, resumes after dropped connections and relists after 410: kube::Client::
-// watch), map every event to a TrainJob key (owner_key.hpp), and let `workers` threads
-// reconcile keys from the work queue (work_queue.hpp) with controller-runtime's result
-// handling (9.2). Stopping cancels the watches, stops the queue and gives in-flight reconciles
-// `shutdown_timeout` before their requests are cancelled; the lease is released last (9.5).
-// Losing the lease stops everything at once and run() fails with `leader election lost`.
-// OptimizationJobs share the queue under keys of their own kind (owner_key.hpp): their events,
-// and those of the trial TrainJobs they control, queue the OptimizationJob's key, which the
-// optimization pass (optimization_reconciler.hpp) reconciles with the same resync and backoff.
+// leader (leader_election.hpp), watch TrainJobs, the kinds they own and their runtimes
+// (watched_kinds.hpp; each watch lists first, resumes after dropped connections and relists
+// after 410: kube::Client::watch), keep what they deliver in the informer stores
+// (object_cache.hpp) the reconciles read from, map every event to a TrainJob key
+// (owner_key.hpp), and, once every store holds its first list, let `workers` threads reconcile
+// keys from the work queue (work_queue.hpp) with controller-runtime's result handling (9.2).
+// Stopping cancels the watches, stops the queue and gives in-flight reconciles `shutdown_timeout`
+// before their requests are cancelled; the lease is released last (9.5). Losing the lease stops
+// everything at once and run() fails with `leader election lost`. OptimizationJobs share the queue
+// under keys of their own kind (owner_key.hpp): their events, and those of the trial TrainJobs they
+// control, queue the OptimizationJob's key, which the optimization pass
+// (optimization_reconciler.hpp) reconciles with the same resync and backoff.
 #include "trainer/controller.hpp"
 #include "controller/admission_webhooks.hpp"
 #include "controller/controller_internal.hpp"
 #include "controller/leader_election.hpp"
 #include "controller/metrics_text.hpp"
+#include "controller/object_cache.hpp"
 #include "controller/optimization_reconciler.hpp"
 #include "controller/owner_key.hpp"
 #include "controller/status_server.hpp"
@@ -30,14 +33,19 @@
 #include <map>
 #include <mutex>
 #include <random>
-#include <set>
 #include <thread>
+#include <vector>
 
 namespace trainer::controller {
 namespace {
 
 using Steady = std::chrono::steady_clock;
 using std::chrono::milliseconds;
+
+// How long a read after the controller's own write waits for the watch to deliver it before it
+// reads the server instead (object_cache.hpp): watch events reach a loopback or in-cluster
+// controller within milliseconds.
+constexpr milliseconds kOwnWriteWait{1000};
 
 // controller-runtime spreads resyncs of its informers by a factor in [0.9, 1.1).
 // A period of 0 or less turns resync off (a day at a time: nothing is queued meanwhile).
@@ -65,7 +73,6 @@ struct Controller::Impl {
   kube::CancelToken watch_token;
   kube::CancelToken reconcile_token;
   std::shared_ptr<detail::WorkQueue> queue;
-  std::set<std::string> known;  // TrainJob and OptimizationJob keys, for resync
   // once mode
   std::size_t once_left = 0;
   std::optional<Error> first_error;
@@ -181,14 +188,14 @@ struct Controller::Impl {
     return out;
   }
 
-  void process(Reconciler& reconciler, detail::WorkQueue& work, const std::string& key) {
+  void process(Reconciler::Impl& reconciler, detail::WorkQueue& work, const std::string& key) {
     const auto optimization = detail::optimization_object_key(key);
     std::vector<std::string> created;  // trial TrainJob keys
     const auto started = Steady::now();
     Result<ReconcileResult> result = [&] {
       if (optimization) return reconcile_optimization(key, *optimization, created);
       const auto [ns, name] = detail::split_key(key);
-      return reconciler.reconcile(ns, name);
+      return detail::reconcile(reconciler, ns, name);
     }();
     const double seconds = std::chrono::duration<double>(Steady::now() - started).count();
     {
@@ -233,55 +240,45 @@ struct Controller::Impl {
     work.done(key);
   }
 
-  void worker(Reconciler& reconciler, const std::shared_ptr<detail::WorkQueue>& work) {
+  void worker(Reconciler::Impl& reconciler, const std::shared_ptr<detail::WorkQueue>& work) {
     while (!work->shutting_down()) {
       auto key = work->get(milliseconds(500));
       if (key) process(reconciler, *work, *key);
     }
   }
 
-  void watch(const detail::WatchedKind& kind, const std::shared_ptr<detail::WorkQueue>& work) {
-    kube::WatchOptions watch_options;
-    watch_options.cancel = watch_token;
-    watch_options.all_namespaces = options.namespace_.empty();
-    // Owned objects whose controller is a TrainJob, with that TrainJob: an update that changes
-    // or drops the controller ownerReference queues the old owner too (controller-runtime
-    // queues the owners of both the old and the new object).
-    std::map<std::string, std::string> owner_of;
-    auto result = client.watch(
-        kind.resource, options.namespace_, watch_options, [&](const kube::WatchEvent& event) {
-          if (event.type == kube::WatchEventType::kBookmark) return true;
-          if (!kind.owned) {
-            const std::string object_key = detail::object_key(event.object);
-            const std::string key =
-                kind.optimization ? detail::optimization_key(object_key) : object_key;
-            {
-              std::lock_guard<std::mutex> lock(mutex);
-              if (event.type == kube::WatchEventType::kDeleted) {
-                known.erase(key);
-              } else {
-                known.insert(key);
-              }
-            }
-            work->add(key);
-            // A trial's progress is its OptimizationJob's business.
-            if (!kind.optimization) {
-              if (auto owner = detail::optimization_owner_key(event.object)) work->add(*owner);
-            }
-            return true;
+  // One kind's informer: its watch feeds the kind's store, then queues what the event concerns.
+  void watch(const detail::WatchedKind& kind, detail::ObjectCache& cache,
+             const std::shared_ptr<detail::WorkQueue>& work) {
+    const auto on_change = [&](const kube::WatchEvent& event,
+                               const detail::ObjectCache::Change& change) {
+      switch (kind.role) {
+        case detail::WatchRole::kTrainJobs:
+          work->add(detail::object_key(event.object));
+          // A trial's progress is its OptimizationJob's business.
+          if (auto owner = detail::optimization_owner_key(event.object)) work->add(*owner);
+          break;
+        case detail::WatchRole::kOptimizationJobs:
+          work->add(detail::optimization_key(detail::object_key(event.object)));
+          break;
+        case detail::WatchRole::kOwned:
+          // The controlling TrainJob; an update that changes or drops the controller
+          // ownerReference queues the old owner too (controller-runtime queues the owners of
+          // both the old and the new object).
+          if (!change.old_owner.empty() && change.old_owner != change.new_owner) {
+            work->add(change.old_owner);
           }
-          const std::string key = detail::object_key(event.object);
-          auto owner = detail::controller_owner_key(event.object);
-          if (auto old = owner_of.find(key); old != owner_of.end()) {
-            if (!owner || *owner != old->second) work->add(old->second);
-            owner_of.erase(old);
-          }
-          if (owner) {
-            work->add(*owner);
-            if (event.type != kube::WatchEventType::kDeleted) owner_of.emplace(key, *owner);
-          }
-          return true;
-        });
+          if (!change.new_owner.empty()) work->add(change.new_owner);
+          break;
+        case detail::WatchRole::kRuntimes: break;
+      }
+    };
+    const auto on_listed = [&] {
+      std::lock_guard<std::mutex> lock(mutex);
+      wake.notify_all();
+    };
+    auto result = detail::run_informer(client, kind.resource, options.namespace_, watch_token,
+                                       cache, on_change, on_listed);
     if (!result && result.error().code != ErrorCode::kCancelled) {
       std::lock_guard<std::mutex> lock(mutex);
       if (!fatal) {
@@ -292,20 +289,51 @@ struct Controller::Impl {
     }
   }
 
+  // controller-runtime's WaitForCacheSync: true once every store holds its watch's first list;
+  // false on stop, lease loss, a fatal watch error or the cache sync timeout (then fatal).
+  bool wait_for_sync(const detail::ObjectCache& cache) {
+    const auto timeout = std::max(options.cache_sync_timeout, milliseconds(0));
+    const auto deadline = Steady::now() + timeout;
+    std::unique_lock<std::mutex> lock(mutex);
+    for (;;) {
+      if (should_stop_locked()) return false;
+      const auto waiting = cache.unsynced();
+      if (waiting.empty()) return true;
+      const auto now = Steady::now();
+      if (now >= deadline) {
+        std::string kinds;
+        for (const auto& kind : waiting) kinds += (kinds.empty() ? "" : ", ") + kind;
+        fatal = Error(ErrorCode::kTimeout, "timed out after " + std::to_string(timeout.count()) +
+                                               " ms waiting for the first list of " + kinds);
+        return false;
+      }
+      // Every first list notifies; the bound is only a safety net.
+      wake.wait_until(lock, std::min(deadline, now + std::chrono::seconds(1)));
+    }
+  }
+
   // Waits until stop, lease loss, a fatal watch error or (once) every key reconciled; queues
-  // every known TrainJob again each resync period meanwhile.
-  void wait_for_end(detail::WorkQueue& work) {
+  // every TrainJob and OptimizationJob of the stores again each resync period meanwhile.
+  void wait_for_end(detail::WorkQueue& work, const detail::ObjectCache* cache,
+                    const std::vector<detail::WatchedKind>& kinds) {
     auto next_resync = Steady::now() + jittered_resync(options.resync_period);
     std::unique_lock<std::mutex> lock(mutex);
     for (;;) {
       if (should_stop_locked()) return;
       if (options.once && once_left == 0) return;
       const auto now = Steady::now();
-      if (!options.once && now >= next_resync) {
-        const std::set<std::string> keys = known;
+      if (cache != nullptr && now >= next_resync) {
         lock.unlock();
         if (options.resync_period > milliseconds(0)) {
-          for (const auto& key : keys) work.add(key);
+          for (const auto& kind : kinds) {
+            if (kind.role == detail::WatchRole::kTrainJobs) {
+              for (const auto& key : cache->keys(kind.resource)) work.add(key);
+            } else if (kind.role == detail::WatchRole::kOptimizationJobs) {
+              for (const auto& key : cache->keys(kind.resource)) {
+                work.add(detail::optimization_key(key));
+              }
+            }
+          }
         }
         lock.lock();
         next_resync = now + jittered_resync(options.resync_period);
@@ -339,7 +367,19 @@ struct Controller::Impl {
     if (!kinds) return stopped() ? Result<void>{} : tl::unexpected(kinds.error());
     ReconcilerOptions reconciler_options = options.reconciler;
     reconciler_options.cancel = reconcile_token;
-    Reconciler reconciler(client, reconciler_options);
+    // The stores the watches fill and the reconciles read (none in once mode: no watches).
+    std::unique_ptr<detail::ObjectCache> cache;
+    if (!options.once) {
+      cache = std::make_unique<detail::ObjectCache>(kOwnWriteWait);
+      for (const auto& kind : *kinds) {
+        const detail::Keep keep = kind.role == detail::WatchRole::kOwned ? detail::Keep::kOwned
+                                  : kind.role == detail::WatchRole::kOptimizationJobs
+                                      ? detail::Keep::kNames
+                                      : detail::Keep::kAll;
+        cache->add_kind(kind.resource, keep, options.namespace_);
+      }
+    }
+    auto reconciler = detail::cached_reconciler(client, reconciler_options, cache.get());
     auto work = std::make_shared<detail::WorkQueue>(options.backoff_base, options.backoff_max);
     {
       std::lock_guard<std::mutex> lock(mutex);
@@ -354,14 +394,19 @@ struct Controller::Impl {
       list_options.all_namespaces = options.namespace_.empty();
       std::vector<std::string> keys;
       for (const auto& kind : *kinds) {
-        if (kind.owned) continue;
+        if (kind.role != detail::WatchRole::kTrainJobs &&
+            kind.role != detail::WatchRole::kOptimizationJobs) {
+          continue;
+        }
         auto list = client.list(kind.resource, options.namespace_, list_options);
         if (!list) return stopped() ? Result<void>{} : tl::unexpected(list.error());
         if (const auto* items = list->if_contains("items"); items && items->is_array()) {
           for (const auto& item : items->get_array()) {
             if (!item.is_object()) continue;
             const std::string key = detail::object_key(item.get_object());
-            keys.push_back(kind.optimization ? detail::optimization_key(key) : key);
+            keys.push_back(kind.role == detail::WatchRole::kOptimizationJobs
+                               ? detail::optimization_key(key)
+                               : key);
           }
         }
       }
@@ -372,15 +417,16 @@ struct Controller::Impl {
       for (const auto& key : keys) work->add(key);
     } else {
       for (const auto& kind : *kinds) {
-        watchers.emplace_back([this, &kind, work] { watch(kind, work); });
+        watchers.emplace_back([this, &kind, &cache, work] { watch(kind, *cache, work); });
       }
     }
     std::vector<std::thread> workers;
-    for (int i = 0; i < std::max(1, options.workers); ++i) {
-      workers.emplace_back([this, &reconciler, work] { worker(reconciler, work); });
+    if (options.once || wait_for_sync(*cache)) {
+      for (int i = 0; i < std::max(1, options.workers); ++i) {
+        workers.emplace_back([this, &reconciler, work] { worker(*reconciler, work); });
+      }
+      wait_for_end(*work, cache.get(), *kinds);
     }
-
-    wait_for_end(*work);
     shut_down(*work, watchers, workers);
 
     std::lock_guard<std::mutex> lock(mutex);
@@ -432,7 +478,6 @@ Result<void> Controller::run() {
     s.fatal.reset();
     s.first_error.reset();
     s.once_left = 0;
-    s.known.clear();
     s.watch_token = kube::CancelToken();
     s.reconcile_token = kube::CancelToken();
   }

@@ -8,6 +8,7 @@
 
 #include <boost/json/value.hpp>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -32,6 +33,17 @@ inline constexpr std::string_view kReasonCreationFailed = "TrainJobResourcesCrea
 inline constexpr std::string_view kReasonValidationFailed = "TrainJobValidationFailed";
 
 namespace detail {
+
+class ObjectCache;
+
+/// A reconciler that reads through `cache` (the loop's informer stores, object_cache.hpp) and
+/// records its writes there; null: every read is a GET, as `Reconciler`'s.
+[[nodiscard]] std::shared_ptr<Reconciler::Impl> cached_reconciler(kube::Client& client,
+                                                                  ReconcilerOptions options,
+                                                                  ObjectCache* cache);
+/// `Reconciler::reconcile` of `reconciler`.
+[[nodiscard]] Result<ReconcileResult> reconcile(Reconciler::Impl& reconciler, std::string_view ns,
+                                                std::string_view name);
 
 /// `Complete` or `Failed` is True (upstream `IsTrainJobFinished`).
 [[nodiscard]] bool is_finished(const TrainJobStatus& status);

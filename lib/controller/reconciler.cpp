@@ -2,7 +2,8 @@
 //
 // One pass of upstream's TrainJob reconcile (reference 5.1) over a `kube::Client`: the objects
 // come from the same pipeline as `trainerctl render` (`trainer::render`), with the cluster as the
-// render context's lookup; the status from `derive_status`.
+// render context's lookup; the status from `derive_status`. Inside the loop, reads come from the
+// informer stores (object_cache.hpp) and an apply that would change nothing is not sent again.
 #include "controller/cluster_lookup.hpp"
 #include "controller/controller_internal.hpp"
 #include "trainer/admission.hpp"
@@ -54,6 +55,8 @@ json::value status_json(const TrainJobStatus& status) {
 struct Reconciler::Impl {
   kube::Client& client;
   ReconcilerOptions options;
+  /// The loop's informer stores; null for a Reconciler of its own (every read is a GET).
+  detail::ObjectCache* cache = nullptr;
 
   [[nodiscard]] Clock::time_point now() const { return options.now ? options.now() : Clock::now(); }
   /// The plugins renders and the status step run: the caller's, else the built-in ones.
@@ -94,7 +97,7 @@ struct Reconciler::Impl {
     RuntimeLookup runtime;
     if (!ctx.find("v1", "ConfigMap", ns, name + "-runtime-snapshot")) {
       if (lookup.error()) return tl::unexpected(*lookup.error());
-      auto fetched = detail::fetch_runtime(client, job, ns, call());
+      auto fetched = detail::fetch_runtime(lookup, job, ns);
       if (!fetched) return tl::unexpected(std::move(fetched.error()));
       if (*fetched) {
         if (job.spec.runtime_ref.kind.value_or("") == kTrainingRuntimeKind) {
@@ -160,34 +163,40 @@ struct Reconciler::Impl {
       const kube::Resource& resource = resources[i];
       const std::string api_version = find_string(object, "apiVersion").value_or("");
       const std::string kind = find_string(object, "kind").value_or("");
+      const std::string object_name = trainer::object_name(object);
+      // The same body applied again to an object nobody changed since this process applied it
+      // is a no-op on the server: not sent (the status step reads the object from the store).
+      std::string digest;
+      if (cache != nullptr) {
+        digest = detail::body_digest(json::serialize(object));
+        if (cache->unchanged_since_apply(api_version, kind, ns, object_name, digest)) continue;
+      }
       auto answer = client.apply(resource, ns, object, apply);
       if (!answer) return tl::unexpected(std::move(answer.error()));
-      result.applied.push_back(resource.kind_group() + "/" + trainer::object_name(object));
-      if (api_version == kJobSetApiVersion && kind == kJobSetKind &&
-          trainer::object_name(object) == name) {
+      if (cache != nullptr) {
+        cache->wrote(api_version, kind, ns, object_name, *answer, std::move(digest));
+      }
+      result.applied.push_back(resource.kind_group() + "/" + object_name);
+      if (api_version == kJobSetApiVersion && kind == kJobSetKind && object_name == name) {
         applied_jobset = std::move(*answer);
       }
     }
     return {};
   }
 
-  // The JobSet for the status step: as applied, as the render looked it up, or a GET.
+  // The JobSet for the status step: as applied, as the render looked it up, or read now.
   Result<std::optional<json::object>> current_jobset(const std::string& ns, const std::string& name,
-                                                     const detail::ClusterLookup& lookup,
+                                                     detail::ClusterLookup& lookup,
                                                      std::optional<json::object> applied) {
     if (applied) return applied;
     if (const auto* seen = lookup.cached(kJobSetApiVersion, kJobSetKind, ns, name)) {
       if (!*seen) return std::nullopt;
       return (*seen)->get_object();
     }
-    auto resource = client.resource_for(kJobSetApiVersion, kJobSetKind, call());
-    if (!resource) return tl::unexpected(std::move(resource.error()));
-    auto object = client.get(*resource, ns, name, call());
-    if (!object) {
-      if (object.error().code == ErrorCode::kNotFound) return std::nullopt;
-      return tl::unexpected(std::move(object.error()));
-    }
-    return std::optional<json::object>(std::move(*object));
+    auto object = lookup.get(kJobSetApiVersion, kJobSetKind, ns, name);
+    if (!object) return tl::unexpected(std::move(object.error()));
+    if (!*object) return std::nullopt;
+    return std::optional<json::object>(std::move((*object)->get_object()));
   }
 
   Result<ReconcileResult> reconcile(std::string_view ns_in, std::string_view name_in) {
@@ -196,18 +205,17 @@ struct Reconciler::Impl {
     ReconcileResult result;
     result.key = ns + "/" + name;
 
-    // Step 1: GET the TrainJob.
+    // Step 1: GET the TrainJob (from the loop's store, where there is one).
     auto trainjobs = client.resource_for(kTrainerApiVersion, kTrainJobKind, call());
     if (!trainjobs) return tl::unexpected(std::move(trainjobs.error()));
-    auto object = client.get(*trainjobs, ns, name, call());
-    if (!object) {
-      if (object.error().code != ErrorCode::kNotFound) {
-        return tl::unexpected(std::move(object.error()));
-      }
+    detail::ClusterLookup lookup(client, call(), cache);
+    auto object = lookup.get(kTrainerApiVersion, kTrainJobKind, ns, name);
+    if (!object) return tl::unexpected(std::move(object.error()));
+    if (!*object) {
       result.skipped = true;
       return result;
     }
-    auto decoded = decode_train_job(json::value(std::move(*object)));
+    auto decoded = decode_train_job(std::move(**object));
     if (!decoded) return tl::unexpected(std::move(decoded.error()));
     TrainJob job = std::move(decoded->object);
     if (!job.metadata.namespace_ || job.metadata.namespace_->empty()) job.metadata.namespace_ = ns;
@@ -225,7 +233,6 @@ struct Reconciler::Impl {
     const std::string now_text = detail::format_time(now);
     const bool finished = detail::is_finished(job);
     std::optional<Error> error;
-    detail::ClusterLookup lookup(client, call());
 
     // Step 4: the runtime kind must be one of the registry's. Upstream then dereferences the
     // nil runtime (reference Q13) and never writes the condition; this port persists it and
@@ -301,6 +308,8 @@ struct Reconciler::Impl {
         auto removed = client.remove(*jobsets, ns, name, del);
         if (!removed && removed.error().code != ErrorCode::kNotFound) {
           join(error, std::move(removed.error()));
+        } else if (removed && cache != nullptr) {
+          cache->deleted(kJobSetApiVersion, kJobSetKind, ns, name, *removed);
         }
       }
     }
@@ -335,6 +344,7 @@ struct Reconciler::Impl {
         join(error, std::move(patched.error()));
       } else {
         result.status_patched = true;
+        if (cache != nullptr) cache->wrote(kTrainerApiVersion, kTrainJobKind, ns, name, *patched);
       }
     }
     result.conditions = derived.status.conditions;
@@ -355,5 +365,19 @@ Reconciler::Reconciler(Reconciler&&) noexcept = default;
 Result<ReconcileResult> Reconciler::reconcile(std::string_view ns, std::string_view name) {
   return impl_->reconcile(ns, name);
 }
+
+namespace detail {
+
+std::shared_ptr<Reconciler::Impl> cached_reconciler(kube::Client& client, ReconcilerOptions options,
+                                                    ObjectCache* cache) {
+  return std::make_shared<Reconciler::Impl>(Reconciler::Impl{client, std::move(options), cache});
+}
+
+Result<ReconcileResult> reconcile(Reconciler::Impl& reconciler, std::string_view ns,
+                                  std::string_view name) {
+  return reconciler.reconcile(ns, name);
+}
+
+}  // namespace detail
 
 }  // namespace trainer::controller

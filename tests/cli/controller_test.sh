@@ -389,7 +389,7 @@ YAML
     "$ctl" controller -n "$ns" --workers 2 >"$tmp/ctl.out" 2>"$tmp/ctl.err" &
     pid=$! pids+=("$pid")
     wait_for "$tmp/ctl.err" 'controller started: TrainJobs in namespace'
-    has run-rate "$(cat "$tmp/ctl.err")" 'controller started: .*, 2 workers, 50 requests/s, burst 100'
+    has run-rate "$(cat "$tmp/ctl.err")" 'controller started: .*, 2 workers, no request limit'
     run 0 apply-job -- apply -n "$ns" -f "$data/trainjob.yaml"
     wait_jobset mnist
     wait_for "$tmp/ctl.err" "$(line_re mnist)applied=[^ ]*jobset.jobset.x-k8s.io/mnist"
@@ -399,9 +399,9 @@ YAML
     has run-signal "$(cat "$tmp/ctl.err")" 'received SIGTERM: stopping'
     has run-stopped "$(cat "$tmp/ctl.err")" 'controller stopped$'
     # SIGINT (Ctrl-C) stops it the same way.
-    "$ctl" controller -n "$ns" --kube-api-qps 0 >"$tmp/ctl2.out" 2>"$tmp/ctl2.err" &
+    "$ctl" controller -n "$ns" --kube-api-qps 50 >"$tmp/ctl2.out" 2>"$tmp/ctl2.err" &
     pid=$! pids+=("$pid")
-    wait_for "$tmp/ctl2.err" 'controller started: .*, no request limit'
+    wait_for "$tmp/ctl2.err" 'controller started: .*, 50 requests/s, burst 100'
     kill -INT "$pid"
     for _ in $(seq 300); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
     if kill -0 "$pid" 2>/dev/null; then

@@ -220,8 +220,11 @@ int run_controller(const Parsed& args) {
     std::fflush(stderr);
   };
 
-  // Upstream's manager talks to the API server at 50 requests per second with bursts of 100
-  // (its Configuration's clientConnection), not client-go's 5/10 of the other commands.
+  // No client-side limit unless asked for (docs/controller.md, "Request rate"): as
+  // controller-runtime's since v0.21, the API server's priority and fairness protects it, and the
+  // loop's concurrency is bounded by its workers, each reconcile's requests one after another.
+  // Upstream's manager configures 50 requests/s with bursts of 100, which would cap the loop at
+  // about 12 new TrainJobs a second; the other commands keep client-go's 5/10.
   trainer::kube::ClientOptions client_options;
   const auto qps = parse_qps(args.value("kube-api-qps"));
   if (!qps) {
@@ -285,7 +288,7 @@ std::vector<Flag> controller_flags() {
         "QPS",
         "requests per second to the API server (0: no limit)",
         {},
-        "50"},
+        "0"},
        {"kube-api-burst", '\0', "N", "requests allowed at once above --kube-api-qps", {}, "100"},
        {"once", '\0', "",
         "reconcile every TrainJob that exists now once, then exit: 0 when all succeeded, else 1"},

@@ -10,6 +10,8 @@
 
 #include <boost/json/serialize.hpp>
 
+#include <array>
+#include <string_view>
 #include <utility>
 
 namespace trainer::kube {
@@ -94,6 +96,11 @@ RequestContext context_for(std::string method, const Resource& resource, std::st
 
 Result<detail::HttpResponse> Client::Impl::send(const detail::HttpRequest& request,
                                                 const detail::RequestContext& context) {
+  static constexpr std::array<std::string_view, 5> kMethods{"GET", "POST", "PUT", "PATCH",
+                                                            "DELETE"};
+  std::size_t slot = 0;
+  while (slot < kMethods.size() && kMethods[slot] != request.method) ++slot;
+  sent[slot].fetch_add(1, std::memory_order_relaxed);
   auto response = transport->send(request);
   if (!response) return response;
   if (response->status >= 200 && response->status < 300) return response;
@@ -252,6 +259,12 @@ Result<RawResponse> Client::raw(const RawRequest& raw) {
   auto response = impl_->send(request, context);
   if (!response) return error_of(response);
   return RawResponse{response->status, std::move(response->headers), std::move(response->body)};
+}
+
+RequestCounts Client::request_counts() const noexcept {
+  const auto& sent = impl_->sent;
+  const auto at = [&](std::size_t i) { return sent[i].load(std::memory_order_relaxed); };
+  return RequestCounts{at(0), at(1), at(2), at(3), at(4), at(5)};
 }
 
 }  // namespace trainer::kube

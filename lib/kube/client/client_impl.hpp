@@ -10,6 +10,9 @@
 
 #include <boost/json/object.hpp>
 
+#include <array>
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -23,6 +26,9 @@ struct Client::Impl {
   Config config;
   ClientOptions client_options;
   std::unique_ptr<detail::Transport> transport;
+
+  /// Calls sent, by method (RequestCounts' order: GET, POST, PUT, PATCH, DELETE, other).
+  std::array<std::atomic<std::uint64_t>, 6> sent{};
 
   std::mutex discovery_mutex;
   std::optional<std::vector<Resource>> discovered;  ///< guarded by discovery_mutex

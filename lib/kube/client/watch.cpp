@@ -125,6 +125,7 @@ Result<void> Client::watch(const Resource& resource, std::string_view ns,
       const auto* metadata = trainer::find_object(*list, "metadata");
       version = metadata ? trainer::find_string(*metadata, "resourceVersion").value_or("") : "";
       need_list = false;
+      if (options.on_listed) options.on_listed();
     }
 
     detail::Query query;
