@@ -9,7 +9,7 @@
 #    b. a block that builds or runs the bindings or the packages, or runs a benchmark, is what a
 #       CTest test runs (a benchmark's test runs it briefly; the
 #       table in covered_by): that test must be registered in this build tree (a toolchain that
-#       is absent leaves it out, and the block is reported skipped, visibly);
+#       is absent, or a sanitized tree, leaves it out, and the block is reported skipped, visibly);
 #    c. the README's own commands (quickstart, test-all) and builds of another configuration
 #       (tsan, vcpkg) are reported skipped with the reason; any other block fails the test;
 # 2. a plain ``` block whose first line is `$ trainerctl ...` (a transcript) shows exactly what
@@ -124,7 +124,7 @@ for doc in "$src"/README.md "$src"/docs/*.md "$src"/examples/*/README.md; do
         *) if grep -qxF "$covered" <<<"$registered_tests"; then
              echo "COVERED $name: CTest $covered runs it"
            else
-             echo "SKIP $name: CTest $covered, which runs it, is not registered in this build (toolchain absent)"
+             echo "SKIP $name: CTest $covered, which runs it, is not registered in this build (toolchain absent, or a sanitized tree)"
            fi ;;
       esac
       continue
