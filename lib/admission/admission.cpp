@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "admission/admission_internal.hpp"
 
+#include "api/decode_taking.hpp"
 #include "framework/pod_count.hpp"
 #include "framework/runtime_identity.hpp"
 #include "runtimes/builtin_inputs.hpp"
@@ -287,10 +288,12 @@ std::string string_field(const json::object& obj, std::string_view key) {
   return (v != nullptr && v->is_string()) ? std::string(v->get_string()) : std::string();
 }
 
-template <class T, class Decode>
-Result<void> decode_into(const json::value& doc, Decode decode, TrainerKind kind,
-                         std::vector<T>& objects, std::vector<Entry>& entries, bool strict) {
-  auto decoded = decode(doc);
+// `doc` is given up: the decoder moves the JSON the object carries verbatim out of it; only its
+// apiVersion and kind are read afterwards (strict_decoding_error).
+template <class T>
+Result<void> decode_into(json::value& doc, TrainerKind kind, std::vector<T>& objects,
+                         std::vector<Entry>& entries, bool strict) {
+  auto decoded = detail::decode_taking<T>(std::move(doc));
   if (!decoded) return tl::unexpected(std::move(decoded).error());
   // The decoder's only warnings are unknown fields (`unknown field "<path>"`).
   if (strict && !decoded->warnings.empty()) {
@@ -330,17 +333,13 @@ Result<void> decode_document(json::value& doc, const std::string& where, ObjectS
     return {};
   }
   switch (const TrainerKind sort = trainer_kind(api_version, kind)) {
-    case TrainerKind::kTrainJob:
-      return decode_into(doc, decode_train_job, sort, objects.train_jobs, entries, strict);
+    case TrainerKind::kTrainJob: return decode_into(doc, sort, objects.train_jobs, entries, strict);
     case TrainerKind::kTrainingRuntime:
-      return decode_into(doc, decode_training_runtime, sort, objects.training_runtimes, entries,
-                         strict);
+      return decode_into(doc, sort, objects.training_runtimes, entries, strict);
     case TrainerKind::kClusterTrainingRuntime:
-      return decode_into(doc, decode_cluster_training_runtime, sort,
-                         objects.cluster_training_runtimes, entries, strict);
+      return decode_into(doc, sort, objects.cluster_training_runtimes, entries, strict);
     case TrainerKind::kOptimizationJob:
-      return decode_into(doc, decode_optimization_job, sort, objects.optimization_jobs, entries,
-                         strict);
+      return decode_into(doc, sort, objects.optimization_jobs, entries, strict);
     case TrainerKind::kUnknown:
       return fail(ErrorCode::kInvalid, "kind \"" + kind + "\" of group " + kGroup +
                                            " is not supported (supported: TrainJob, "

@@ -4,6 +4,7 @@
 #include <boost/json/array.hpp>
 
 #include <limits>
+#include <utility>
 
 namespace trainer::detail {
 namespace {
@@ -19,6 +20,15 @@ const char* kind_name(const json::value& v) {
     case json::kind::null: return "null";
     default: return "number";
   }
+}
+
+// Embedded JSON for the typed object: moved out of a document the caller gave up (the only
+// documents decoded with `takes_document`, so the const_cast never touches a const object),
+// copied otherwise.
+template <class Json>
+Json embedded(const DecodeContext& c, const Json& v) {
+  if (c.takes_document()) return std::move(const_cast<Json&>(v));
+  return v;
 }
 
 // Go's decoder accepts only JSON integers (no fraction, no exponent) for integer fields.
@@ -129,7 +139,7 @@ void read_value(DecodeContext& c, const json::value& v, const std::string& path,
   if (v.is_null()) {
     out.clear();
   } else if (v.is_object()) {
-    out = v.get_object();
+    out = embedded(c, v.get_object());
   } else {
     c.type_error(path, v, "expected object");
   }
@@ -139,7 +149,7 @@ void read_value(DecodeContext& c, const json::value& v, const std::string& path,
   if (v.is_null()) {
     out.clear();
   } else if (v.is_array()) {
-    out = v.get_array();
+    out = embedded(c, v.get_array());
   } else {
     c.type_error(path, v, "expected array");
   }

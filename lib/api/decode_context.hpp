@@ -23,6 +23,13 @@ namespace trainer::detail {
 
 class DecodeContext {
  public:
+  DecodeContext() = default;
+  /// `takes_document`: the caller gives the document up, so embedded JSON (objects and arrays
+  /// carried verbatim: a runtime's JobSet template, env lists) is moved out of it instead of
+  /// copied. A render decodes its inputs once and never reads them again.
+  explicit DecodeContext(bool takes_document) noexcept : takes_document_(takes_document) {}
+
+  [[nodiscard]] bool takes_document() const noexcept { return takes_document_; }
   [[nodiscard]] bool failed() const noexcept { return error_.has_value(); }
   /// Records the first wrong-type error: `<path>: Invalid value: <v>: expected <what>`.
   void type_error(const std::string& path, const boost::json::value& value,
@@ -40,6 +47,7 @@ class DecodeContext {
   [[nodiscard]] std::vector<std::string> take_warnings() { return std::move(warnings_); }
 
  private:
+  bool takes_document_ = false;
   std::optional<Error> error_;
   std::vector<std::string> warnings_;
 };

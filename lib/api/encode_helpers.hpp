@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace trainer::detail {
@@ -38,6 +39,13 @@ inline boost::json::value to_value(Enc, const boost::json::object& o) {
 inline boost::json::value to_value(Enc, const boost::json::array& a) {
   return boost::json::value(a);
 }
+// Of a struct given up (struct_codec.hpp's write_field): moved, not copied.
+inline boost::json::value to_value(Enc, boost::json::object&& o) {
+  return boost::json::value(std::move(o));
+}
+inline boost::json::value to_value(Enc, boost::json::array&& a) {
+  return boost::json::value(std::move(a));
+}
 inline boost::json::value to_value(Enc, const StringMap& m) {
   boost::json::object o;
   for (const auto& [k, v] : m) o.emplace(k, boost::json::string(v));
@@ -49,6 +57,13 @@ boost::json::value to_value(Enc e, const std::vector<T>& items) {
   boost::json::array a;
   a.reserve(items.size());
   for (const T& item : items) a.push_back(to_value(e, item));
+  return boost::json::value(std::move(a));
+}
+template <class T>
+boost::json::value to_value(Enc e, std::vector<T>&& items) {
+  boost::json::array a;
+  a.reserve(items.size());
+  for (T& item : items) a.push_back(to_value(e, std::move(item)));
   return boost::json::value(std::move(a));
 }
 

@@ -2,6 +2,7 @@
 //
 // The public JSON <-> typed entry points of the four kinds (trainer/codec.hpp). The fields come
 // from the descriptions of model_describe.hpp; only the type check of a document is done here.
+#include "api/decode_taking.hpp"
 #include "api/status_carrier.hpp"
 #include "api/struct_codec.hpp"
 #include "trainer/codec.hpp"
@@ -41,9 +42,11 @@ bool check_type_meta(DecodeContext& c, const json::value& doc, std::string_view 
   return check("apiVersion", kApiVersion) && check("kind", kind);
 }
 
+// `takes_document`: the caller gives `doc` up (decode_taking), see DecodeContext.
 template <class Kind>
-Result<Decoded<Kind>> decode_kind(const json::value& doc, std::string_view kind) {
-  DecodeContext c;
+Result<Decoded<Kind>> decode_kind(const json::value& doc, std::string_view kind,
+                                  bool takes_document = false) {
+  DecodeContext c(takes_document);
   Kind object;
   if (check_type_meta(c, doc, kind)) read_value(c, doc, std::string(), object);
   if (c.error()) return tl::unexpected<Error>(*c.error());
@@ -97,6 +100,26 @@ Error strict_decoding_error(const boost::json::value& doc,
     text += unknown_fields[i];
   }
   return Error(ErrorCode::kParse, std::move(text));
+}
+
+template <>
+Result<Decoded<TrainJob>> detail::decode_taking(boost::json::value&& doc) {
+  return detail::decode_kind<TrainJob>(doc, kTrainJobKind, true);
+}
+
+template <>
+Result<Decoded<TrainingRuntime>> detail::decode_taking(boost::json::value&& doc) {
+  return detail::decode_kind<TrainingRuntime>(doc, kTrainingRuntimeKind, true);
+}
+
+template <>
+Result<Decoded<ClusterTrainingRuntime>> detail::decode_taking(boost::json::value&& doc) {
+  return detail::decode_kind<ClusterTrainingRuntime>(doc, kClusterTrainingRuntimeKind, true);
+}
+
+template <>
+Result<Decoded<OptimizationJob>> detail::decode_taking(boost::json::value&& doc) {
+  return detail::decode_kind<OptimizationJob>(doc, kOptimizationJobKind, true);
 }
 
 boost::json::value to_json(const TrainJob& job) {

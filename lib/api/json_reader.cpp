@@ -37,7 +37,12 @@ class Handler {
   static constexpr std::size_t max_key_size = std::numeric_limits<std::size_t>::max();
   static constexpr std::size_t max_string_size = std::numeric_limits<std::size_t>::max();
 
-  explicit Handler(const DecodeOptions& options) : options_(options) { stack_.reset(); }
+  // The value stack starts in a buffer of the handler, as boost::json::parse's does, so that a
+  // small document is built without growing it on the heap.
+  explicit Handler(const DecodeOptions& options)
+      : options_(options), stack_(json::storage_ptr(), stack_buffer_, sizeof stack_buffer_) {
+    stack_.reset();
+  }
 
   std::optional<Error> failure;
   std::optional<json::value> root;
@@ -254,6 +259,7 @@ class Handler {
   }
 
   const DecodeOptions& options_;
+  unsigned char stack_buffer_[BOOST_JSON_STACK_BUFFER_SIZE];
   json::value_stack stack_;
   std::string key_;                    ///< the key being read (parts)
   std::string number_;                 ///< the text of the number being read (parts)

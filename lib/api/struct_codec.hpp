@@ -63,33 +63,41 @@ inline constexpr bool kHasEmpty = false;
 template <class T>
 inline constexpr bool kHasEmpty<T, std::void_t<decltype(std::declval<const T&>().empty())>> = true;
 
-/// A present optional is written even when empty, so that decoding the output gives it back.
 template <class T>
-void write_field(boost::json::object& o, std::string_view key, const std::optional<T>& v, bool) {
-  if (v) o.emplace(key, to_value(Enc{}, *v));
-}
+inline constexpr bool kIsOptional = false;
+template <class T>
+inline constexpr bool kIsOptional<std::optional<T>> = true;
 
+/// `V` is `const T&`, or `T&&` when the struct is given up (a runtime encoded for its snapshot
+/// after the render read it): then the members, embedded JSON included, are moved into the
+/// JSON instead of copied.
+///
+/// A present optional is written even when empty, so that decoding the output gives it back.
 /// A plain member is left out when its JSON would be empty ("", [] or {}): Go's `omitempty` on
 /// strings, slices and maps and `omitzero` on structs. Containers answer before they are
 /// encoded; a struct is empty when none of its fields is written.
-template <class T>
-void write_field(boost::json::object& o, std::string_view key, const T& v, bool when_empty) {
-  if constexpr (kHasEmpty<T>) {
-    if (when_empty || !v.empty()) o.emplace(key, to_value(Enc{}, v));
+template <class V>
+void write_field(boost::json::object& o, std::string_view key, V&& v, bool when_empty) {
+  using T = std::remove_cv_t<std::remove_reference_t<V>>;
+  if constexpr (kIsOptional<T>) {
+    if (v) o.emplace(key, to_value(Enc{}, *std::forward<V>(v)));
+  } else if constexpr (kHasEmpty<T>) {
+    if (when_empty || !v.empty()) o.emplace(key, to_value(Enc{}, std::forward<V>(v)));
   } else {
-    boost::json::value j = to_value(Enc{}, v);
+    boost::json::value j = to_value(Enc{}, std::forward<V>(v));
     const bool empty = j.is_object() && j.get_object().empty();
     if (when_empty || !empty) o.emplace(key, std::move(j));
   }
 }
 
-/// Fields in description order, which is Go's struct order.
-template <class T, std::enable_if_t<kDescribed<T>, int> = 0>
-boost::json::value to_value(Enc, const T& s) {
+/// Fields in description order, which is Go's struct order. `S` as in write_field.
+template <class S, class T = std::remove_cv_t<std::remove_reference_t<S>>,
+          std::enable_if_t<kDescribed<T>, int> = 0>
+boost::json::value to_value(Enc, S&& s) {
   boost::json::object o;
   boost::mp11::mp_for_each<Fields<T>>([&](auto field) {
     using F = decltype(field);
-    write_field(o, JsonName<F>::value, s.*F::pointer,
+    write_field(o, JsonName<F>::value, std::forward<S>(s).*F::pointer,
                 kWritesEmptyFields<T> || kWrittenWhenEmpty<F::pointer>);
   });
   return boost::json::value(std::move(o));

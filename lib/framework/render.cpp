@@ -5,6 +5,7 @@
 #include "trainer/render.hpp"
 
 #include "admission/admission_internal.hpp"
+#include "api/struct_codec.hpp"
 #include "framework/pod_count.hpp"
 #include "framework/runtime_identity.hpp"
 #include "framework/snapshot.hpp"
@@ -49,11 +50,18 @@ Error runtime_not_found(const TrainJob& job) {
   return Error(ErrorCode::kNotFound, wrap + detail::runtime_not_found_text(ref));
 }
 
-// The given runtime when it is the one `job` references (admission's lookup over `runtime`).
+// The runtime `job` references, as the pipeline reads it: its spec and identity.
 struct Selected {
   const TrainingRuntimeSpec* spec = nullptr;
-  json::value object;
   RuntimeIdentity identity;
+};
+
+// The runtimes of a match that the caller gives up (render_documents owns its admission's
+// objects): encoded for the snapshot once the pipeline read them, they are moved into their
+// JSON instead of copied. Null: copied.
+struct GivenUp {
+  TrainingRuntime* training_runtime = nullptr;
+  ClusterTrainingRuntime* cluster_training_runtime = nullptr;
 };
 
 // The runtime `job` references among those of a lookup (its reference checked: kind, name,
@@ -70,23 +78,41 @@ RuntimeRefMatch match_runtime(const TrainJob& job, const RuntimeLookup& runtime)
 
 std::optional<Selected> select_runtime(const RuntimeRefMatch& match) {
   if (match.training_runtime != nullptr) {
-    return Selected{&match.training_runtime->spec, to_json(*match.training_runtime),
-                    detail::runtime_identity(match)};
+    return Selected{&match.training_runtime->spec, detail::runtime_identity(match)};
   }
   if (match.cluster_training_runtime != nullptr) {
-    return Selected{&match.cluster_training_runtime->spec, to_json(*match.cluster_training_runtime),
-                    detail::runtime_identity(match)};
+    return Selected{&match.cluster_training_runtime->spec, detail::runtime_identity(match)};
   }
   return std::nullopt;
+}
+
+// The JSON of the runtime `match` found (select_runtime found one), for its snapshot.
+json::value runtime_json(const RuntimeRefMatch& match, const GivenUp& given_up) {
+  if (given_up.training_runtime != nullptr) {
+    return detail::to_value(detail::Enc{}, std::move(*given_up.training_runtime));
+  }
+  if (given_up.cluster_training_runtime != nullptr) {
+    return detail::to_value(detail::Enc{}, std::move(*given_up.cluster_training_runtime));
+  }
+  return match.training_runtime != nullptr ? to_json(*match.training_runtime)
+                                           : to_json(*match.cluster_training_runtime);
+}
+
+// `runtime` when it is one of `owned`, for GivenUp.
+template <class Runtime>
+Runtime* owned_runtime(std::vector<Runtime>& owned, const Runtime* runtime) {
+  for (auto& r : owned) {
+    if (&r == runtime) return &r;
+  }
+  return nullptr;
 }
 
 // render(), with the runtime `job` references and, when admission already computed it, the
 // runtime info on it (it depends only on the TrainJob's spec and the runtime's), so that neither
 // is looked up or built twice.
-Result<RenderOutput> render_pipeline(const TrainJob& job_in, const RuntimeRefMatch& runtime,
-                                     const RenderContext& ctx, const Framework* framework,
-                                     std::optional<Info> live_info) {
-  TrainJob job = job_in;
+Result<RenderOutput> render_pipeline(TrainJob job, const RuntimeRefMatch& runtime,
+                                     const GivenUp& given_up, const RenderContext& ctx,
+                                     const Framework* framework, std::optional<Info> live_info) {
   if (!ctx.train_job_uid.empty()) job.metadata.uid = ctx.train_job_uid;
   job.metadata.namespace_ = train_job_namespace(job);
 
@@ -112,7 +138,6 @@ Result<RenderOutput> render_pipeline(const TrainJob& job_in, const RuntimeRefMat
     if (!selected) return tl::unexpected(runtime_not_found(job));
     spec = selected->spec;
     identity = std::move(selected->identity);
-    out.objects.emplace_back(detail::runtime_snapshot_config_map(job, selected->object));
   }
 
   // Step 1: the runtime info; steps 2-5: the enforce and pre-build phases.
@@ -125,6 +150,12 @@ Result<RenderOutput> render_pipeline(const TrainJob& job_in, const RuntimeRefMat
     return tl::unexpected(Error::invalid({std::move(*too_many)}));
   }
   info->runtime = std::move(identity);
+  // The live runtime's snapshot, once nothing reads the runtime any more (its JSON may take its
+  // template: GivenUp).
+  if (!*snapshot) {
+    out.objects.emplace_back(
+        detail::runtime_snapshot_config_map(job, runtime_json(runtime, given_up)));
+  }
   if (auto r = framework->run_enforce_ml_policy(*info, job, ctx); !r)
     return tl::unexpected(r.error());
   if (auto r = framework->run_enforce_pod_group_policy(*info, job, ctx); !r) {
@@ -145,7 +176,7 @@ Result<RenderOutput> render_pipeline(const TrainJob& job_in, const RuntimeRefMat
 
 Result<RenderOutput> render(const TrainJob& job, const RuntimeLookup& runtime,
                             const RenderContext& ctx, const Framework* framework) {
-  return render_pipeline(job, match_runtime(job, runtime), ctx, framework, std::nullopt);
+  return render_pipeline(job, match_runtime(job, runtime), GivenUp{}, ctx, framework, std::nullopt);
 }
 
 Result<RenderOutput> render_documents(const std::vector<json::value>& documents,
@@ -169,7 +200,7 @@ Result<RenderOutput> render_documents(std::vector<json::value>&& documents,
     return fail(ErrorCode::kInvalid, "render needs exactly one TrainJob among the inputs, found " +
                                          std::to_string(adm.objects.train_jobs.size()));
   }
-  const TrainJob& job = adm.objects.train_jobs.front();
+  TrainJob& job = adm.objects.train_jobs.front();
   const std::string ns = options.namespace_.empty() ? std::string("default") : options.namespace_;
   const AdmissionScope scope = AdmissionScope::of(adm.objects, ns);
   // The runtime admission resolved (pointers into adm.objects, which outlive the render).
@@ -180,7 +211,12 @@ Result<RenderOutput> render_documents(std::vector<json::value>&& documents,
   }
   const RenderContext rctx =
       detail::with_existing_objects(ctx, scope.existing_objects, scope.default_namespace);
-  auto out = render_pipeline(job, match, rctx, options.framework, std::move(jobs.front().info));
+  // Nothing reads the admitted TrainJob and runtime after the render: they are given up to it.
+  const GivenUp given_up{
+      owned_runtime(adm.objects.training_runtimes, match.training_runtime),
+      owned_runtime(adm.objects.cluster_training_runtimes, match.cluster_training_runtime)};
+  auto out = render_pipeline(std::move(job), match, given_up, rctx, options.framework,
+                             std::move(jobs.front().info));
   if (!out) return out;
   out->warnings = std::move(adm.warnings);
   return out;

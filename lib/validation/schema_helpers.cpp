@@ -7,15 +7,23 @@
 
 namespace trainer::detail {
 
+// Paths are built for every field the rules visit, so each is sized once (a path is longer
+// than std::string's inline buffer, and growing it would allocate twice).
 std::string child(const std::string& base, std::string_view name) {
-  std::string out = base;
+  std::string out;
+  out.reserve(base.size() + 1 + name.size());
+  out.append(base);
   if (!out.empty()) out.push_back('.');
   out.append(name);
   return out;
 }
 
 std::string index(const std::string& base, std::size_t i) {
-  return base + "[" + std::to_string(i) + "]";
+  const std::string digits = std::to_string(i);
+  std::string out;
+  out.reserve(base.size() + digits.size() + 2);
+  out.append(base).append(1, '[').append(digits).append(1, ']');
+  return out;
 }
 
 std::size_t utf8_length(std::string_view s) noexcept {

@@ -190,6 +190,11 @@ TEST_CASE("invalid UTF-8 is refused in YAML and JSON", "[limits]") {
                 "invalid UTF-8 at line 2, column 4 (byte offset 9)");
   require_error(parse_documents("{\"a\": \"\xFF\"}"), ErrorCode::kParse,
                 "invalid UTF-8 at line 1, column 8 (byte offset 7)");
+  // After whole words of ASCII and inside one (ASCII is checked eight bytes at a time).
+  require_error(parse_documents("abcdefghijklmnop: q\xFFrstuvwxyz0123456789\n"), ErrorCode::kParse,
+                "invalid UTF-8 at line 1, column 20 (byte offset 19)");
+  CHECK(one_doc("key: 0123456789abcdef\xC3\xA9 0123456789abcdef\n").at("key") ==
+        "0123456789abcdef\xC3\xA9 0123456789abcdef");
   // Overlong "/" and an encoded surrogate.
   CHECK_FALSE(parse_documents("a: \xC0\xAF\n"));
   CHECK_FALSE(parse_documents("a: \xED\xA0\x80\n"));

@@ -2,6 +2,8 @@
 //
 // The declarative codec's own rules (lib/api/model_describe.hpp, struct_codec.hpp): how a member
 // name becomes a JSON name, and where encoding departs from omit-when-empty.
+#include "api/struct_codec.hpp"
+#include "api/decode_taking.hpp"
 #include "api/json_name.hpp"
 #include "api/model_describe.hpp"
 #include "test_support.hpp"
@@ -14,6 +16,7 @@
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -71,4 +74,32 @@ TEST_CASE("a known field the model drops is skipped without a warning", "[codec]
   REQUIRE(decoded);
   CHECK(decoded->warnings == std::vector<std::string>{"unknown field \"metadata.bogus\"",
                                                       "unknown field \"spec.trainer.selfLink\""});
+}
+
+TEST_CASE("a document or struct given up decodes and encodes as a kept one, by moving", "[codec]") {
+  for (const char* file : {"api/full-runtime.yaml", "api/full-trainjob.yaml"}) {
+    INFO(file);
+    const auto doc = trainer::test::one_doc(trainer::test::read_data(file));
+    const bool runtime = doc.at("kind") == "TrainingRuntime";
+    const auto kept = runtime ? trainer::to_json(trainer::decode_training_runtime(doc)->object)
+                              : trainer::to_json(trainer::decode_train_job(doc)->object);
+
+    boost::json::value given_up = doc;
+    boost::json::value encoded;
+    if (runtime) {
+      auto r = trainer::detail::decode_taking<trainer::TrainingRuntime>(std::move(given_up));
+      REQUIRE(r);
+      CHECK(r->warnings == trainer::decode_training_runtime(doc)->warnings);
+      // The template was moved out of the document, not copied.
+      CHECK(given_up.at("spec").at("template").at("spec").get_object().empty());
+      encoded = trainer::detail::to_value(trainer::detail::Enc{}, std::move(r->object));
+      CHECK(r->object.spec.template_.spec.empty());
+    } else {
+      auto r = trainer::detail::decode_taking<trainer::TrainJob>(std::move(given_up));
+      REQUIRE(r);
+      CHECK(r->warnings == trainer::decode_train_job(doc)->warnings);
+      encoded = trainer::detail::to_value(trainer::detail::Enc{}, std::move(r->object));
+    }
+    CHECK(boost::json::serialize(encoded) == boost::json::serialize(kept));
+  }
 }
