@@ -14,15 +14,14 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <climits>
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <iterator>
 #include <map>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -34,6 +33,7 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -91,12 +91,25 @@ void report(std::string line) {
   _exit(kSetupFailedExit);
 }
 
+// The whole of a small file (a pod spec, /proc/self/stat) with plain reads: an iostream costs
+// every pod's init more than the read. Empty when it cannot be opened.
+std::string read_small_file(const char* path) {
+  std::string out;
+  const int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return out;
+  char buf[8192];
+  for (ssize_t n; (n = read(fd, buf, sizeof buf)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+  close(fd);
+  return out;
+}
+
 Spec read_spec(const char* path) {
-  std::ifstream in(path);
-  std::stringstream buf;
-  buf << in.rdbuf();
   boost::system::error_code ec;
-  auto v = json::parse(buf.str(), ec);
+  auto v = json::parse(read_small_file(path), ec);
   if (ec || !v.is_object()) {
     errno = EINVAL;
     die(std::string("reading pod spec ") + path);
@@ -205,7 +218,7 @@ std::string exec_socket_dir(const Spec& spec) {
   return dir;
 }
 
-void setup_namespaces(const Spec& spec) {
+void setup_namespaces(const Spec& spec, const std::string& socket_dir) {
   // Private mounts first, so nothing below propagates back to the host.
   if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) die("making / private");
   if (sethostname(spec.hostname.data(), spec.hostname.size()) != 0) die("setting the hostname");
@@ -214,9 +227,8 @@ void setup_namespaces(const Spec& spec) {
   // The rsh agent of a pod that runs as another user than root reaches the other pods here. Only
   // that needs it: where it cannot be made (no writable /run), the pod runs without it.
   if (!spec.socket_dir.empty()) {
-    const auto dir = exec_socket_dir(spec);
     if ((mkdir(kPodSocketDir, 0755) != 0 && errno != EEXIST) ||
-        mount(dir.c_str(), kPodSocketDir, nullptr, MS_BIND, nullptr) != 0) {
+        mount(socket_dir.c_str(), kPodSocketDir, nullptr, MS_BIND, nullptr) != 0) {
       std::fprintf(stderr,
                    "trainer-pod: warning: the exec sockets are not at %s (%s): only root can "
                    "reach the other pods from this one\n",
@@ -226,13 +238,6 @@ void setup_namespaces(const Spec& spec) {
   if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) {
     die("mounting /proc");
   }
-}
-
-std::vector<char*> c_strings(std::vector<std::string>& v) {
-  std::vector<char*> out;
-  for (auto& s : v) out.push_back(s.data());
-  out.push_back(nullptr);
-  return out;
 }
 
 // The signals the init reads from its signalfd: a child's exit and a stop request.
@@ -253,8 +258,7 @@ void reset_signals() {
 // The parent as /proc shows it (the pid in the PID namespace of the /proc mount: the host's,
 // before setup_namespaces mounts the pod's), or -1 when it cannot be read.
 long proc_parent() {
-  std::ifstream in("/proc/self/stat");
-  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string stat = read_small_file("/proc/self/stat");
   // "pid (comm) state ppid ...": comm may hold spaces and parentheses, the last ')' ends it.
   const auto close = stat.rfind(')');
   if (close == std::string::npos) return -1;
@@ -276,54 +280,90 @@ void check_parent(const Spec& spec) {
   }
 }
 
-// In a forked child that failed to start the container's program (`err`: the errno, taken before
+// In a child that failed to start the container's program (`err`: the errno, taken before
 // anything else can change it): says why on stderr (the pod's log) and on `error_fd` (the init
-// reports it to the executor), then exits like a shell would.
-[[noreturn]] void exec_failed(int error_fd, const std::string& what, int code, int err) {
-  const std::string text = what + ": " + std::strerror(err);
-  std::fprintf(stderr, "trainer-pod: %s\n", text.c_str());
-  if (error_fd >= 0) (void)!write(error_fd, text.data(), text.size());
+// reports it to the executor), then exits like a shell would. Allocates nothing and takes no
+// lock: the container's child shares the init's memory until its exec (start_container).
+[[noreturn]] void exec_failed(int error_fd, const char* what, long id, int code, int err) {
+  char text[512];
+  const int n = id >= 0
+                    ? std::snprintf(text, sizeof text, "%s %ld: %s", what, id, std::strerror(err))
+                    : std::snprintf(text, sizeof text, "%s: %s", what, std::strerror(err));
+  const auto len = static_cast<std::size_t>(std::clamp(n, 0, static_cast<int>(sizeof text) - 1));
+  const char prefix[] = "trainer-pod: ";
+  const iovec line[] = {
+      {const_cast<char*>(prefix), sizeof prefix - 1}, {text, len}, {const_cast<char*>("\n"), 1}};
+  (void)!writev(STDERR_FILENO, line, 3);
+  if (error_fd >= 0) (void)!write(error_fd, text, len);
   _exit(code);
 }
 
-// In a forked child: the pod's user, its working directory, its env, then exec. `error_fd`
+// The container's command line and env as exec takes them; `strings` owns the text.
+struct ExecArgs {
+  std::vector<std::string> strings;
+  std::vector<char*> argv, env;
+};
+
+ExecArgs exec_args(std::vector<std::string> argv, std::vector<std::string>& env) {
+  ExecArgs out;
+  out.strings = std::move(argv);
+  for (auto& s : out.strings) out.argv.push_back(s.data());
+  out.argv.push_back(nullptr);
+  for (auto& s : env) out.env.push_back(s.data());
+  out.env.push_back(nullptr);
+  return out;
+}
+
+// In a child of the init: the pod's user, its working directory, its env, then exec. `error_fd`
 // (close-on-exec; -1 for none) receives the reason when the program cannot be started, and
-// reaches end-of-file without data when the exec succeeded.
-[[noreturn]] void exec_in_pod(Spec& spec, std::vector<std::string> argv, int error_fd) {
+// reaches end-of-file without data when the exec succeeded. System calls and formatting only:
+// the container's own child runs this in the init's memory (start_container).
+[[noreturn]] void exec_in_pod(const Spec& spec, const ExecArgs& args, int error_fd) {
   reset_signals();
   if (spec.user) {
     // As the kubelet's runtime does: supplementary groups, group, then user (after the mounts,
     // which needed root). Dropping root drops every capability.
     const auto& u = *spec.user;
     if (setgroups(u.groups.size(), u.groups.data()) != 0) {
-      const int err = errno;
-      exec_failed(error_fd, "setting supplementary groups", kSetupFailedExit, err);
+      exec_failed(error_fd, "setting supplementary groups", -1, kSetupFailedExit, errno);
     }
     if (setgid(u.gid) != 0) {
-      const int err = errno;
-      exec_failed(error_fd, "setting group " + std::to_string(u.gid), kSetupFailedExit, err);
+      exec_failed(error_fd, "setting group", static_cast<long>(u.gid), kSetupFailedExit, errno);
     }
     if (setuid(u.uid) != 0) {
-      const int err = errno;
-      exec_failed(error_fd, "setting user " + std::to_string(u.uid), kSetupFailedExit, err);
+      exec_failed(error_fd, "setting user", static_cast<long>(u.uid), kSetupFailedExit, errno);
     }
   }
   if (!spec.working_dir.empty() && chdir(spec.working_dir.c_str()) != 0) {
     const int err = errno;
-    exec_failed(error_fd, "workingDir " + spec.working_dir, kSetupFailedExit, err);
+    char what[PATH_MAX + 16];
+    std::snprintf(what, sizeof what, "workingDir %s", spec.working_dir.c_str());
+    exec_failed(error_fd, what, -1, kSetupFailedExit, err);
   }
-  auto args = c_strings(argv);
-  auto env = c_strings(spec.env);
   // execvp searches the PATH of `environ`, so the pod's PATH decides which host program runs.
-  environ = env.data();
-  execvp(args[0], args.data());
+  environ = const_cast<char**>(args.env.data());
+  execvp(args.argv[0], args.argv.data());
   const int err = errno;
-  exec_failed(error_fd, std::string("cannot run ") + args[0], err == ENOENT ? 127 : 126, err);
+  char what[PATH_MAX + 16];
+  std::snprintf(what, sizeof what, "cannot run %s", args.argv[0]);
+  exec_failed(error_fd, what, -1, err == ENOENT ? 127 : 126, err);
 }
 
-int listen_socket(const Spec& spec) {
+// The container's process, started as posix_spawn starts one: vfork, so the init's page tables
+// are not copied for a child that execs at once (the init runs again once the child exec'd or
+// exited). The child changes nothing the init keeps but `environ`, which the init never reads.
+pid_t start_container(const Spec& spec, const ExecArgs& args, int error_fd) {
+  const pid_t pid = vfork();
+  if (pid == 0) {
+    if (!spec.namespaces) setpgid(0, 0);
+    close(kReadyFd);  // the child's descriptor table is its own
+    exec_in_pod(spec, args, error_fd);
+  }
+  return pid;
+}
+
+int listen_socket(const Spec& spec, const std::string& dir) {
   // Relative names keep sun_path short whatever the run folder's length.
-  const std::string dir = exec_socket_dir(spec);
   if (chdir(dir.c_str()) != 0) die("entering " + dir);
   unlink(spec.socket_name.c_str());
   const int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
@@ -401,11 +441,12 @@ void start_session(int listener, Spec& spec, std::map<pid_t, Session>& sessions)
     return;
   }
   std::string command(payload.data(), static_cast<std::size_t>(n));
+  const ExecArgs args = exec_args({"/bin/sh", "-c", command}, spec.env);
   const pid_t pid = fork();
   if (pid == 0) {
     setsid();
     for (int i = 0; i < 3; ++i) dup2(fds[i], i);
-    exec_in_pod(spec, {"/bin/sh", "-c", command}, -1);
+    exec_in_pod(spec, args, -1);
   }
   for (int fd : fds) close(fd);
   if (pid < 0) {
@@ -436,22 +477,18 @@ void kill_everything(const Spec& spec, pid_t main_pid, const std::map<pid_t, Ses
   if (sfd < 0) die("signalfd");
   check_parent(spec);
   if (!spec.namespaces) prctl(PR_SET_CHILD_SUBREAPER, 1);
-  if (spec.namespaces) setup_namespaces(spec);
-  const int listener = listen_socket(spec);
+  const std::string socket_dir = exec_socket_dir(spec);
+  if (spec.namespaces) setup_namespaces(spec, socket_dir);
+  const int listener = listen_socket(spec, socket_dir);
 
   pid_t main_pid = 0;
   std::string start_error;
   if (!spec.hold_only) {
     int exec_pipe[2];
     if (pipe2(exec_pipe, O_CLOEXEC) != 0) die("pipe");
-    main_pid = fork();
+    const ExecArgs args = exec_args(spec.argv, spec.env);
+    main_pid = start_container(spec, args, exec_pipe[1]);
     if (main_pid < 0) die("fork");
-    if (main_pid == 0) {
-      if (!spec.namespaces) setpgid(0, 0);
-      close(kReadyFd);
-      close(exec_pipe[0]);
-      exec_in_pod(spec, spec.argv, exec_pipe[1]);
-    }
     if (!spec.namespaces) setpgid(main_pid, main_pid);
     close(exec_pipe[1]);
     // The container counts as started (Ready) once its program was exec'd: end-of-file here.
