@@ -17,6 +17,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <mutex>
+#include <utility>
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -90,7 +92,7 @@ std::string library_dir() {
 // moved prefix works and an embedder of the C ABI finds the helper of its libtrainer.so. The
 // build tree's helper only serves programs and libraries of that build tree: an installed copy
 // never runs a program from the folder it was built in.
-Result<std::string> find_helper(const ExecutorOptions& options) {
+Result<std::string> search_helper(const ExecutorOptions& options) {
   std::vector<std::string> candidates;
   const auto add = [&candidates](std::string c) {
     if (std::find(candidates.begin(), candidates.end(), c) == candidates.end()) {
@@ -129,6 +131,28 @@ Result<std::string> find_helper(const ExecutorOptions& options) {
   for (const auto& c : candidates) tried += (tried.empty() ? "" : ", ") + c;
   return fail(ErrorCode::kNotFound, "the pod helper trainer-pod was not found (tried: " + tried +
                                         "); set ExecutorOptions::pod_helper or TRAINER_POD_HELPER");
+}
+
+// search_helper's answer for the same option and $TRAINER_POD_HELPER, kept for the process (a
+// tuning run starts an executor per trial; the search resolves every candidate's links): used
+// again while it is still an executable, searched again when it is gone.
+Result<std::string> find_helper(const ExecutorOptions& options) {
+  static std::mutex mu;
+  static std::map<std::pair<std::string, std::string>, std::string> found;
+  const char* env = std::getenv("TRAINER_POD_HELPER");
+  auto key = std::make_pair(options.pod_helper, std::string(env != nullptr ? env : ""));
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (const auto hit = found.find(key); hit != found.end() && executable(hit->second)) {
+      return hit->second;
+    }
+  }
+  auto searched = search_helper(options);
+  if (searched) {
+    std::lock_guard<std::mutex> lock(mu);
+    found[std::move(key)] = *searched;
+  }
+  return searched;
 }
 
 std::string hosts_file(const Plan& plan, const std::vector<std::string>& loopback_names) {
@@ -203,11 +227,18 @@ Result<void> make_run_folder(const Plan& plan, const LaunchConfig& config, const
   const bool secrets = !plan.secrets.empty();
   auto run = open_root(path, secrets ? 0700 : 0755);
   if (!run) return tl::unexpected(std::move(run.error()));
+  // The folder's canonical path: what the kernel says of its open descriptor (one call), or
+  // realpath (a readlink per element of the path) where /proc is not mounted.
   char buf[PATH_MAX];
-  if (realpath(path.c_str(), buf) == nullptr) {
+  const std::string fd_link = "/proc/self/fd/" + std::to_string(run->get());
+  const ssize_t n = readlink(fd_link.c_str(), buf, sizeof buf - 1);
+  if (n > 0 && buf[0] == '/') {
+    real.assign(buf, static_cast<std::size_t>(n));
+  } else if (realpath(path.c_str(), buf) != nullptr) {
+    real = buf;
+  } else {
     return fail(ErrorCode::kIo, path + ": " + std::strerror(errno));
   }
-  real = buf;
   struct stat st {};
   if (fstatat(run->get(), "state.json", &st, AT_SYMLINK_NOFOLLOW) == 0) {
     return fail(ErrorCode::kInvalidArgument,

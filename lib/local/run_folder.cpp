@@ -95,14 +95,18 @@ Result<Fd> open_dir_at(int dir, const std::string& name, bool create, unsigned m
 }  // namespace
 
 Result<Fd> open_root(const std::string& path, unsigned mode) {
-  for (std::size_t pos = 0; pos != std::string::npos;) {
-    pos = path.find('/', pos + 1);
-    const std::string part = path.substr(0, pos);
-    if (part.empty()) continue;
-    // Parents get the usual 0755; `mode` is the folder's own.
-    const auto m = static_cast<mode_t>(pos == std::string::npos ? mode : 0755);
-    if (mkdir(part.c_str(), m) != 0 && errno != EEXIST) {
-      return io_error("creating", part, "");
+  // Its parent is there nearly always (a run's folder, a trial's below the tuning run's): one
+  // mkdir then, instead of one per element of the path.
+  if (mkdir(path.c_str(), static_cast<mode_t>(mode)) != 0 && errno != EEXIST) {
+    for (std::size_t pos = 0; pos != std::string::npos;) {
+      pos = path.find('/', pos + 1);
+      const std::string part = path.substr(0, pos);
+      if (part.empty()) continue;
+      // Parents get the usual 0755; `mode` is the folder's own.
+      const auto m = static_cast<mode_t>(pos == std::string::npos ? mode : 0755);
+      if (mkdir(part.c_str(), m) != 0 && errno != EEXIST) {
+        return io_error("creating", part, "");
+      }
     }
   }
   const int fd = open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
