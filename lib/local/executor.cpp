@@ -226,6 +226,7 @@ class Executor::Impl {
   }
 
   void flush_run_log() {
+    if (run_log_text_.empty()) return;
     (void)!write(run_log_fd_, run_log_text_.data(), run_log_text_.size());
     run_log_text_.clear();
   }

@@ -6,7 +6,9 @@
 #include <boost/json.hpp>
 
 #include <climits>
+#include <cstdint>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 #include <string>
 
@@ -53,11 +55,21 @@ std::string string_of(const json::object& o, const char* key) {
 }  // namespace
 
 json::object executor_identity() {
+  // Read once per process (a tuning run starts an executor per trial); a forked child, another
+  // process, reads its own.
+  static std::mutex mu;
+  static std::int64_t read_for = 0;
+  static json::object identity;
   const auto pid = static_cast<std::int64_t>(getpid());
-  return json::object{{"pid", pid},
-                      {"startTime", start_time(std::to_string(pid))},
-                      {"bootId", read_line("/proc/sys/kernel/random/boot_id")},
-                      {"pidNamespace", pid_namespace()}};
+  std::lock_guard<std::mutex> lock(mu);
+  if (read_for != pid) {
+    identity = json::object{{"pid", pid},
+                            {"startTime", start_time(std::to_string(pid))},
+                            {"bootId", read_line("/proc/sys/kernel/random/boot_id")},
+                            {"pidNamespace", pid_namespace()}};
+    read_for = pid;
+  }
+  return identity;
 }
 
 Liveness executor_liveness(const json::value& identity) {

@@ -219,9 +219,9 @@ void point_env_at_token_volumes(const PodPlan& pod, const std::string& volumes_d
 }
 
 // Creates (or adopts) the run folder and its fixed content: 0700 when the plan holds Secrets
-// (their values land in pod specs and volumes), logs/, pods/, claims/, sockets/ (0700) and the
-// hosts file, all below a descriptor of the folder without following links. Sets `real` to its
-// canonical path.
+// (their values land in pod specs and volumes), logs/, pods/, claims/ (when a pod has a claim),
+// sockets/ (0700) and the hosts file, all below a descriptor of the folder without following
+// links. Sets `real` to its canonical path.
 Result<void> make_run_folder(const Plan& plan, const LaunchConfig& config, const std::string& path,
                              std::string& real) {
   const bool secrets = !plan.secrets.empty();
@@ -247,8 +247,17 @@ Result<void> make_run_folder(const Plan& plan, const LaunchConfig& config, const
   if (secrets && fchmod(run->get(), 0700) != 0) {
     return fail(ErrorCode::kIo, "making " + real + " private: " + std::strerror(errno));
   }
-  for (const char* sub : {"logs", "pods", "claims"}) {
+  for (const char* sub : {"logs", "pods"}) {
     auto made = open_below(run->get(), sub, true, real);
+    if (!made) return tl::unexpected(std::move(made.error()));
+  }
+  // claims/ only in a run whose pods have a claim (a run without one has no use for it).
+  const bool claims = std::any_of(plan.pods.begin(), plan.pods.end(), [](const PodPlan& pod) {
+    return std::any_of(pod.volumes.begin(), pod.volumes.end(),
+                       [](const Volume& v) { return v.kind == Volume::Kind::kClaim; });
+  });
+  if (claims) {
+    auto made = open_below(run->get(), "claims", true, real);
     if (!made) return tl::unexpected(std::move(made.error()));
   }
   auto sockets = open_below(run->get(), "sockets", true, real, 0700);
