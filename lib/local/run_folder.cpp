@@ -166,12 +166,18 @@ Result<Fd> create_file_at(int dir, std::string_view name, unsigned mode, const s
     errno = EINVAL;
     return io_error("refusing the file name", shown, name);
   }
-  // Replace, never write through: an existing entry (a link planted there, hard or symbolic)
-  // is removed, and O_EXCL|O_NOFOLLOW creates a new file or fails.
-  if (unlinkat(dir, n.c_str(), 0) != 0 && errno != ENOENT) {
-    return io_error("replacing", shown, name);
+  // Replace, never write through: O_EXCL|O_NOFOLLOW creates a new file or fails, and an
+  // existing entry (a link planted there, hard or symbolic) is removed before the one retry.
+  const auto create = [&] {
+    return openat(dir, n.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  };
+  int fd = create();
+  if (fd < 0 && errno == EEXIST) {
+    if (unlinkat(dir, n.c_str(), 0) != 0 && errno != ENOENT) {
+      return io_error("replacing", shown, name);
+    }
+    fd = create();
   }
-  const int fd = openat(dir, n.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) return io_error("creating", shown, name);
   Fd out(fd);
   // The mode exactly, whatever the umask: created 0600, then set.
