@@ -116,12 +116,23 @@ Result<Fd> open_root(const std::string& path, unsigned mode) {
 
 Result<Fd> open_below(int dir, std::string_view rel, bool create, const std::string& shown,
                       unsigned mode) {
-  Fd current(fcntl(dir, F_DUPFD_CLOEXEC, 0));
-  if (current.get() < 0) return io_error("opening", shown, "");
+  if (dir < 0) {  // never AT_FDCWD: everything is found below a folder already open
+    errno = EBADF;
+    return io_error("opening", shown, "");
+  }
+  const auto parts = elements(rel);
+  if (parts.empty()) {
+    Fd same(fcntl(dir, F_DUPFD_CLOEXEC, 0));
+    if (same.get() < 0) return io_error("opening", shown, "");
+    return same;
+  }
+  // The first element is opened from `dir` itself, each next one from the last.
+  Fd current;
   std::string so_far;
-  for (const auto e : elements(rel)) {
+  for (const auto e : parts) {
     so_far += (so_far.empty() ? "" : "/") + std::string(e);
-    auto next = open_dir_at(current.get(), std::string(e), create, mode, shown, so_far);
+    const int from = current.get() >= 0 ? current.get() : dir;
+    auto next = open_dir_at(from, std::string(e), create, mode, shown, so_far);
     if (!next) return tl::unexpected(std::move(next.error()));
     current = std::move(*next);
   }
