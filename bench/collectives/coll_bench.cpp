@@ -385,14 +385,18 @@ int main(int argc, char** argv) {
     B.tb.assign(kTriadBytes / sizeof(double), 2.0);
     B.tt.assign(kTriadBytes / sizeof(double), 3.0);
   }
-  const char* tunables = std::getenv("GLIBC_TUNABLES");
+  auto env = [](const char* name, const char* otherwise) {
+    const char* v = std::getenv(name);
+    return v != nullptr ? v : otherwise;
+  };
   if (B.rank == 0) {
     std::printf(
         "# libtrainer collectives benchmark: MPI path, host float32, n=%d, reps=%d, "
-        ">= %.0f ms per rep\n# GLIBC_TUNABLES=%s TRAINER_MPI_RING_THRESHOLD=%s\n",
-        B.n, args.reps, args.min_rep_ms, tunables ? tunables : "(unset)",
-        std::getenv("TRAINER_MPI_RING_THRESHOLD") ? std::getenv("TRAINER_MPI_RING_THRESHOLD")
-                                                  : "(default)");
+        ">= %.0f ms per rep\n# GLIBC_TUNABLES=%s TRAINER_MPI_RING_THRESHOLD=%s "
+        "TRAINER_MPI_SHM_THRESHOLD=%s TRAINER_MPI_SHM_CHUNK=%s\n",
+        B.n, args.reps, args.min_rep_ms, env("GLIBC_TUNABLES", "(unset)"),
+        env("TRAINER_MPI_RING_THRESHOLD", "(default)"),
+        env("TRAINER_MPI_SHM_THRESHOLD", "(default)"), env("TRAINER_MPI_SHM_CHUNK", "(default)"));
     std::printf(
         "# ratio = median over reps of busbw_ours/busbw_raw (min..max); dt = median "
         "t_ours - t_raw; allocs = mallocs per op after warm-up (ours/raw)\n"
