@@ -3,8 +3,10 @@
 // our Communicator and through the raw MPI call it wraps, interleaved rep by rep (A B, then
 // B A), and the table gives the median ratio busbw_ours / busbw_raw, the median added time, and
 // the heap allocations per operation after warm-up (counted by interposing malloc in this
-// binary). Run: mpirun -np 2 coll_bench [-b 8] [-e 256M] [-f 2] [-o all_reduce,...] [-r 5]
-// [-t 20] [--check]. --check exits 1 when a result is wrong or our layer allocates.
+// binary). For all_reduce every rep also runs a STREAM triad on every rank at once, and the
+// table gives busbw_ours against the memory bound derived from it (see bound_busbw).
+// Run: mpirun -np 2 coll_bench [-b 8] [-e 256M] [-f 2] [-o all_reduce,...] [-r 5] [-t 20]
+// [--check]. --check exits 1 when a result is wrong or our layer allocates.
 #include "trainer/collectives.hpp"
 
 #include <mpi.h>
@@ -159,8 +161,41 @@ struct Bench {
   tc::Communicator* comm;
   int rank;
   int n;
-  std::vector<float> a, b;  // a: send (or the in-place buffer), b: receive
+  std::vector<float> a, b;         // a: send (or the in-place buffer), b: receive
+  std::vector<double> ta, tb, tt;  // the triad's arrays (all_reduce only)
 };
+
+// STREAM's triad arrays must be well above the caches (4x their sum); 32 MiB of L3 here.
+constexpr std::size_t kTriadBytes = std::size_t{128} << 20U;
+
+// One STREAM triad pass (a = b + s * c, 2 reads and 1 write of kTriadBytes each, counted like
+// STREAM without write-allocate traffic), on every rank at once: as many streams as ranks.
+// Returns the aggregate bandwidth in bytes per second. Vectorised (see CMakeLists.txt): a
+// scalar loop would measure the core, not the memory.
+double triad(Bench& B) {
+  double* a = B.ta.data();
+  const double* b = B.tb.data();
+  const double* c = B.tt.data();
+  const std::size_t len = B.ta.size();
+  MPI_Barrier(MPI_COMM_WORLD);
+  const auto t0 = Clock::now();
+  for (std::size_t i = 0; i < len; ++i) a[i] = b[i] + 3.0 * c[i];
+  double t = std::chrono::duration<double>(Clock::now() - t0).count();
+  double slowest = 0;
+  MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return 3.0 * static_cast<double>(kTriadBytes) * B.n / slowest;
+}
+
+// The fastest an all-reduce of N bytes can go when memory bandwidth is the limit: a single-copy
+// algorithm reads every rank's buffer once and writes each reduced block once (rank r reads
+// block r of all n buffers and writes it: (n + 1) N / n per rank), then every rank reads the
+// n - 1 other reduced blocks and writes them into its buffer (2 (n - 1) N / n per rank):
+// (3n - 1) N bytes in all. At the triad's bandwidth that takes (3n - 1) N / triad seconds, and
+// busbw = N * 2 (n - 1) / n / t. For n = 2: triad / 5.
+double bound_busbw(double triad_bytes_per_s, int n) {
+  const double dn = n;
+  return triad_bytes_per_s * 2.0 * (dn - 1) / (dn * (3 * dn - 1)) / 1e9;
+}
 
 // One operation. `ours` picks the Communicator or raw MPI; `count` is the whole-buffer count
 // (nccl-tests convention: per-rank count = count / n for all_gather and reduce_scatter).
@@ -269,10 +304,12 @@ long count_wrong(Bench& B, Op op, bool in_place, std::size_t count) {
 struct Point {
   double t_ours = 0, t_raw = 0, ratio = 0, ratio_min = 0, ratio_max = 0, dt_us = 0;
   double allocs_ours = 0, allocs_raw = 0;
+  double bound = 0, of_bound = 0;  // all_reduce: median bound busbw (GB/s), ours / bound
   long wrong = 0;
 };
 
 Point measure(Bench& B, const Args& args, Op op, bool in_place, std::size_t count) {
+  const double bus = static_cast<double>(count * sizeof(float)) * bus_factor(op, B.n) / 1e9;
   Point p;
   double dummy = 0;
   for (int i = 0; i < 5; ++i) {  // warm-up: first-touch pages, scratch space, MPI internals
@@ -290,7 +327,7 @@ Point measure(Bench& B, const Args& args, Op op, bool in_place, std::size_t coun
     iters *= 2;
   }
   iters = std::max(iters, 2L);
-  std::vector<double> to, tr, ratio, dt, ao, ar;
+  std::vector<double> to, tr, ratio, dt, ao, ar, bound, of_bound;
   for (int rep = 0; rep < args.reps; ++rep) {
     double a1 = 0, a2 = 0, o = 0, r = 0;
     if (rep % 2 == 0) {
@@ -306,6 +343,14 @@ Point measure(Bench& B, const Args& args, Op op, bool in_place, std::size_t coun
     dt.push_back((o - r) * 1e6);
     ao.push_back(a1);
     ar.push_back(a2);
+    if (op == Op::kAllReduce) {
+      bound.push_back(bound_busbw(triad(B), B.n));
+      of_bound.push_back(bus / o / bound.back());
+    }
+  }
+  if (!bound.empty()) {
+    p.bound = median(bound);
+    p.of_bound = median(of_bound);
   }
   p.t_ours = median(to);
   p.t_raw = median(tr);
@@ -331,34 +376,50 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "create_mpi: %s\n", made.error().message.c_str());
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
-  Bench B{&*made, made->rank(), made->size(), {}, {}};
+  Bench B{&*made, made->rank(), made->size(), {}, {}, {}, {}, {}};
   const std::size_t max_count = args.max_bytes / sizeof(float);
   B.a.assign(max_count + 16, 0.0F);
   B.b.assign(max_count + 16, 0.0F);
-  const char* tunables = std::getenv("GLIBC_TUNABLES");
+  if (std::find(args.ops.begin(), args.ops.end(), Op::kAllReduce) != args.ops.end()) {
+    B.ta.assign(kTriadBytes / sizeof(double), 1.0);
+    B.tb.assign(kTriadBytes / sizeof(double), 2.0);
+    B.tt.assign(kTriadBytes / sizeof(double), 3.0);
+  }
+  auto env = [](const char* name, const char* otherwise) {
+    const char* v = std::getenv(name);
+    return v != nullptr ? v : otherwise;
+  };
   if (B.rank == 0) {
     std::printf(
         "# libtrainer collectives benchmark: MPI path, host float32, n=%d, reps=%d, "
-        ">= %.0f ms per rep\n# GLIBC_TUNABLES=%s TRAINER_MPI_RING_THRESHOLD=%s\n",
-        B.n, args.reps, args.min_rep_ms, tunables ? tunables : "(unset)",
-        std::getenv("TRAINER_MPI_RING_THRESHOLD") ? std::getenv("TRAINER_MPI_RING_THRESHOLD")
-                                                  : "(default)");
+        ">= %.0f ms per rep\n# GLIBC_TUNABLES=%s TRAINER_MPI_RING_THRESHOLD=%s "
+        "TRAINER_MPI_SHM_THRESHOLD=%s TRAINER_MPI_SHM_CHUNK=%s\n",
+        B.n, args.reps, args.min_rep_ms, env("GLIBC_TUNABLES", "(unset)"),
+        env("TRAINER_MPI_RING_THRESHOLD", "(default)"),
+        env("TRAINER_MPI_SHM_THRESHOLD", "(default)"), env("TRAINER_MPI_SHM_CHUNK", "(default)"));
     std::printf(
         "# ratio = median over reps of busbw_ours/busbw_raw (min..max); dt = median "
-        "t_ours - t_raw; allocs = mallocs per op after warm-up (ours/raw)\n");
+        "t_ours - t_raw; allocs = mallocs per op after warm-up (ours/raw)\n"
+        "# all_reduce: bound = memory-bound busbw = triad * 2(n-1) / (n (3n-1)) (GB/s; triad: "
+        "STREAM triad on %d ranks at once, 3 x %zu MiB per rank, once per rep); %%bnd = median "
+        "busbw_ours / bound\n",
+        B.n, kTriadBytes >> 20U);
   }
   bool failed = false;
   for (const Op op : args.ops) {
     if (B.rank == 0) {
       std::printf(
-          "\n# %s\n# %10s %10s %6s %5s | %10s %8s %8s %6s %10s %6s %15s %8s %9s | %10s %8s %8s %6s "
-          "%10s %6s %15s %8s %9s\n",
+          "\n# %s\n# %10s %10s %6s %5s | %10s %8s %8s %6s %10s %6s %15s %6s %5s %8s %9s | %10s %8s "
+          "%8s %6s %10s %6s %15s %6s %5s %8s %9s\n",
           op_name(op), "size", "count", "type", "redop", "time(us)", "algbw", "busbw", "#wrong",
-          "raw(us)", "ratio", "(min..max)", "dt(us)", "allocs", "time(us)", "algbw", "busbw",
-          "#wrong", "raw(us)", "ratio", "(min..max)", "dt(us)", "allocs");
-      std::printf("# %39s | %-104s | %-104s\n", "", "out-of-place", "in-place");
+          "raw(us)", "ratio", "(min..max)", "bound", "%bnd", "dt(us)", "allocs", "time(us)",
+          "algbw", "busbw", "#wrong", "raw(us)", "ratio", "(min..max)", "bound", "%bnd", "dt(us)",
+          "allocs");
+      std::printf("# %39s | %-117s | %-117s\n", "", "out-of-place", "in-place");
     }
     double min_ratio_64k = 1e9;
+    double min_ratio_16m = 1e9;  // sizes <= 16 MiB
+    double min_bound_32m = 1e9;  // sizes >= 32 MiB
     double dt_8b = 0;
     for (std::size_t bytes = args.min_bytes; bytes <= args.max_bytes; bytes *= args.factor) {
       std::size_t count = bytes / sizeof(float);
@@ -374,15 +435,20 @@ int main(int argc, char** argv) {
         std::printf("  %10zu %10zu %6s %5s", s, count, "float", "sum");
         for (const Point& p : pt) {
           const double algbw = static_cast<double>(s) / p.t_ours / 1e9;
-          std::printf(" | %10.2f %8.2f %8.2f %6ld %10.2f %6.3f (%5.3f..%5.3f) %8.3f %4.1f/%-4.1f",
-                      p.t_ours * 1e6, algbw, algbw * bus_factor(op, B.n), p.wrong, p.t_raw * 1e6,
-                      p.ratio, p.ratio_min, p.ratio_max, p.dt_us, p.allocs_ours, p.allocs_raw);
+          std::printf(
+              " | %10.2f %8.2f %8.2f %6ld %10.2f %6.3f (%5.3f..%5.3f) %6.2f %4.0f%% %8.3f "
+              "%4.1f/%-4.1f",
+              p.t_ours * 1e6, algbw, algbw * bus_factor(op, B.n), p.wrong, p.t_raw * 1e6, p.ratio,
+              p.ratio_min, p.ratio_max, p.bound, p.of_bound * 100, p.dt_us, p.allocs_ours,
+              p.allocs_raw);
         }
         std::printf("\n");
         std::fflush(stdout);
       }
       for (const Point& p : pt) {
         if (s >= 64 * 1024) min_ratio_64k = std::min(min_ratio_64k, p.ratio);
+        if (s <= (std::size_t{16} << 20U)) min_ratio_16m = std::min(min_ratio_16m, p.ratio);
+        if (s >= (std::size_t{32} << 20U)) min_bound_32m = std::min(min_bound_32m, p.of_bound);
         // Our layer must add no allocation: ours may not allocate more than the raw call.
         if (p.wrong != 0 || p.allocs_ours > p.allocs_raw) {
           failed = true;
@@ -399,6 +465,13 @@ int main(int argc, char** argv) {
           "# %s: min ratio at >= 64 KiB: %.3f (target >= 0.97); added time at %zu B: "
           "%.3f us (target <= 0.25)\n",
           op_name(op), min_ratio_64k > 1e8 ? 0.0 : min_ratio_64k, args.min_bytes, dt_8b);
+      if (op == Op::kAllReduce) {
+        std::printf(
+            "# all_reduce: min ratio at <= 16 MiB: %.3f (target >= 1.0); min busbw / memory "
+            "bound at >= 32 MiB: %.0f%% (target >= 60%%); in and out of place\n",
+            min_ratio_16m > 1e8 ? 0.0 : min_ratio_16m,
+            min_bound_32m > 1e8 ? 0.0 : min_bound_32m * 100);
+      }
     }
   }
   int any = failed ? 1 : 0;

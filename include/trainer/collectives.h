@@ -49,7 +49,7 @@ typedef struct trainer_comm_options {
   uint32_t version;   /**< TRAINER_COMM_OPTIONS_VERSION */
   int32_t memory;     /**< TRAINER_MEMORY_* */
   int32_t backend;    /**< TRAINER_BACKEND_*; AUTO also consults TRAINER_COLLECTIVES_BACKEND */
-  int64_t timeout_ms; /**< bootstrap and NCCL wait limit; 0: 600000 (10 minutes) */
+  int64_t timeout_ms; /**< wait limit: bootstrap, NCCL, one-node MPI all_reduce; 0: 10 min */
   int32_t device;     /**< CUDA device; -1: local rank modulo the visible devices */
   void* cuda_stream;  /**< borrowed cudaStream_t for NCCL work; NULL: the communicator's own */
 } trainer_comm_options;

@@ -128,8 +128,10 @@ struct CommOptions {
   /// Backend to use; unset: MPI for host memory, NCCL for CUDA memory. init_from_env also reads
   /// TRAINER_COLLECTIVES_BACKEND (`mpi` or `nccl`) when this is unset.
   std::optional<Backend> backend;
-  /// Limit for bootstrap steps (TCP rendezvous, NCCL init) and for NCCL completion waits.
-  /// MPI collectives cannot be interrupted; a dead MPI peer is detected by mpirun.
+  /// Limit for bootstrap steps (TCP rendezvous, NCCL init), for NCCL completion waits, and for
+  /// each wait of the MPI backend's all_reduce when all ranks share one node (kTimeout; that
+  /// communicator's all_reduce is refused afterwards). Other MPI collectives cannot be
+  /// interrupted; a dead MPI peer is detected by mpirun.
   std::chrono::milliseconds timeout = kDefaultTimeout;
   /// CUDA device ordinal; -1: local_rank modulo the number of visible devices.
   int device = -1;

@@ -69,9 +69,15 @@ inline constexpr std::size_t kNcclIdBytes = 128;
 #endif
 
 /// Element-wise helpers on host memory (also used by the MPI user-defined ops).
-/// inout[i] = op(in[i], inout[i]) for kSum/kProd/kMin/kMax.
-void reduce_host(const void* in, void* inout, std::size_t count, DataType type,
+/// out[i] = op(in[i], acc[i]) for kSum/kProd/kMin/kMax; `out` may be `acc` (nothing else may
+/// overlap).
+void reduce_host(const void* in, const void* acc, void* out, std::size_t count, DataType type,
                  ReduceOp op) noexcept;
+/// inout[i] = op(in[i], inout[i]).
+inline void reduce_host(const void* in, void* inout, std::size_t count, DataType type,
+                        ReduceOp op) noexcept {
+  reduce_host(in, inout, inout, count, type, op);
+}
 /// buf[i] /= divisor (kAvg's second step; integers truncate toward zero).
 void divide_host(void* buf, std::size_t count, DataType type, int divisor) noexcept;
 

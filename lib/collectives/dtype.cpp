@@ -157,32 +157,36 @@ T apply(ReduceOp op, T a, T b) noexcept {
 }
 
 template <class T>
-void reduce_typed(const void* in, void* inout, std::size_t count, ReduceOp op) noexcept {
+void reduce_typed(const void* in, const void* acc, void* out, std::size_t count,
+                  ReduceOp op) noexcept {
   const T* a = static_cast<const T*>(in);
-  T* b = static_cast<T*>(inout);
+  const T* b = static_cast<const T*>(acc);
+  T* c = static_cast<T*>(out);
   switch (op) {  // one loop per op so the compiler vectorises the common ones
     case ReduceOp::kSum:
     case ReduceOp::kAvg:
-      for (std::size_t i = 0; i < count; ++i) b[i] = static_cast<T>(a[i] + b[i]);
+      for (std::size_t i = 0; i < count; ++i) c[i] = static_cast<T>(a[i] + b[i]);
       return;
     case ReduceOp::kProd:
-      for (std::size_t i = 0; i < count; ++i) b[i] = static_cast<T>(a[i] * b[i]);
+      for (std::size_t i = 0; i < count; ++i) c[i] = static_cast<T>(a[i] * b[i]);
       return;
     case ReduceOp::kMin:
-      for (std::size_t i = 0; i < count; ++i) b[i] = a[i] < b[i] ? a[i] : b[i];
+      for (std::size_t i = 0; i < count; ++i) c[i] = a[i] < b[i] ? a[i] : b[i];
       return;
     case ReduceOp::kMax:
-      for (std::size_t i = 0; i < count; ++i) b[i] = b[i] < a[i] ? a[i] : b[i];
+      for (std::size_t i = 0; i < count; ++i) c[i] = b[i] < a[i] ? a[i] : b[i];
       return;
   }
 }
 
 template <class H>
-void reduce_half(const void* in, void* inout, std::size_t count, ReduceOp op) noexcept {
+void reduce_half(const void* in, const void* acc, void* out, std::size_t count,
+                 ReduceOp op) noexcept {
   const H* a = static_cast<const H*>(in);
-  H* b = static_cast<H*>(inout);
+  const H* b = static_cast<const H*>(acc);
+  H* c = static_cast<H*>(out);
   for (std::size_t i = 0; i < count; ++i) {
-    b[i] = H::from_float(apply(op, a[i].to_float(), b[i].to_float()));
+    c[i] = H::from_float(apply(op, a[i].to_float(), b[i].to_float()));
   }
 }
 
@@ -202,17 +206,17 @@ void divide_half(void* buf, std::size_t count, int divisor) noexcept {
 
 }  // namespace
 
-void reduce_host(const void* in, void* inout, std::size_t count, DataType type,
+void reduce_host(const void* in, const void* acc, void* out, std::size_t count, DataType type,
                  ReduceOp op) noexcept {
   switch (type) {
-    case DataType::kInt8: reduce_typed<std::int8_t>(in, inout, count, op); return;
-    case DataType::kUInt8: reduce_typed<std::uint8_t>(in, inout, count, op); return;
-    case DataType::kInt32: reduce_typed<std::int32_t>(in, inout, count, op); return;
-    case DataType::kInt64: reduce_typed<std::int64_t>(in, inout, count, op); return;
-    case DataType::kFloat16: reduce_half<Float16>(in, inout, count, op); return;
-    case DataType::kBFloat16: reduce_half<BFloat16>(in, inout, count, op); return;
-    case DataType::kFloat32: reduce_typed<float>(in, inout, count, op); return;
-    case DataType::kFloat64: reduce_typed<double>(in, inout, count, op); return;
+    case DataType::kInt8: reduce_typed<std::int8_t>(in, acc, out, count, op); return;
+    case DataType::kUInt8: reduce_typed<std::uint8_t>(in, acc, out, count, op); return;
+    case DataType::kInt32: reduce_typed<std::int32_t>(in, acc, out, count, op); return;
+    case DataType::kInt64: reduce_typed<std::int64_t>(in, acc, out, count, op); return;
+    case DataType::kFloat16: reduce_half<Float16>(in, acc, out, count, op); return;
+    case DataType::kBFloat16: reduce_half<BFloat16>(in, acc, out, count, op); return;
+    case DataType::kFloat32: reduce_typed<float>(in, acc, out, count, op); return;
+    case DataType::kFloat64: reduce_typed<double>(in, acc, out, count, op); return;
   }
 }
 

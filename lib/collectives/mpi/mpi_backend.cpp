@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -28,6 +29,15 @@ template <class H, ReduceOp kOp>
 void half_op(void* in, void* inout, int* len, MPI_Datatype* /*type*/) {
   const DataType t = std::is_same_v<H, Float16> ? DataType::kFloat16 : DataType::kBFloat16;
   reduce_host(in, inout, static_cast<std::size_t>(*len), t, kOp);
+}
+
+// Byte counts from the environment, for benchmarks and tests; unset or malformed: `*value` stays.
+void env_bytes(const char* name, std::size_t* value) {
+  const char* t = std::getenv(name);
+  if (t == nullptr) return;
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(t, &end, 10);
+  if (end != t && *end == '\0') *value = static_cast<std::size_t>(v);
 }
 
 using HalfOpFn = void (*)(void*, void*, int*, MPI_Datatype*);
@@ -97,10 +107,11 @@ MpiComm::~MpiComm() {
       if (op != MPI_OP_NULL) MPI_Op_free(&op);
     }
   }
+  shm_.reset();  // its window goes before the communicator
   if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
 }
 
-Result<void> MpiComm::init(const CommOptions& options) {
+Result<void> MpiComm::init(const CommOptions& options, bool shared_memory) {
   if (auto ok = ensure_mpi_initialized(); !ok) return ok;
   MpiComm* comm = this;
   int rc = MPI_Comm_dup(MPI_COMM_WORLD, &comm->comm_);
@@ -121,15 +132,24 @@ Result<void> MpiComm::init(const CommOptions& options) {
       if (rc != MPI_SUCCESS) return mpi_fail("MPI_Op_create", rc);
     }
   }
-  if (const char* t = std::getenv("TRAINER_MPI_RING_THRESHOLD")) {  // bytes; for benchmarks
-    char* end = nullptr;
-    const unsigned long long v = std::strtoull(t, &end, 10);
-    if (end != t && *end == '\0') ring_threshold_ = static_cast<std::size_t>(v);
-  }
-  if (const char* t = std::getenv("TRAINER_MPI_RS_RING_THRESHOLD")) {
-    char* end = nullptr;
-    const unsigned long long v = std::strtoull(t, &end, 10);
-    if (end != t && *end == '\0') rs_ring_threshold_ = static_cast<std::size_t>(v);
+  std::size_t chunk = ShmAllReduce::kDefaultChunkBytes;
+  env_bytes("TRAINER_MPI_RING_THRESHOLD", &ring_threshold_);
+  env_bytes("TRAINER_MPI_RS_RING_THRESHOLD", &rs_ring_threshold_);
+  env_bytes("TRAINER_MPI_SHM_THRESHOLD", &shm_threshold_);
+  env_bytes("TRAINER_MPI_SHM_CHUNK", &chunk);
+  // Every rank must pick the same algorithm for the same call: rank 0's settings win.
+  std::uint64_t tunables[4] = {ring_threshold_, rs_ring_threshold_, shm_threshold_, chunk};
+  rc = MPI_Bcast(tunables, 4, MPI_UINT64_T, 0, comm_);
+  if (rc != MPI_SUCCESS) return mpi_fail("MPI_Bcast", rc);
+  ring_threshold_ = static_cast<std::size_t>(tunables[0]);
+  rs_ring_threshold_ = static_cast<std::size_t>(tunables[1]);
+  shm_threshold_ = static_cast<std::size_t>(tunables[2]);
+  chunk = static_cast<std::size_t>(tunables[3]);
+  // Every rank sees the same local_size == size, so all of them take this collective or none.
+  if (shared_memory && size > 1 && local_size == size && shm_threshold_ != 0) {
+    auto made = ShmAllReduce::create(comm_, options.timeout, chunk);
+    if (!made) return tl::unexpected(made.error());
+    shm_ = std::move(*made);
   }
   comm->backend = Backend::kMpi;
   comm->memory = options.memory;
@@ -166,9 +186,9 @@ Result<void> MpiComm::host_all_reduce(const void* send, void* recv, std::size_t 
                                       DataType type, ReduceOp op) {
   if (count == 0) return {};
   if (auto ok = check_count(count, "all_reduce"); !ok) return ok;
-  if (size > 1 && count * size_of(type) >= ring_threshold_) {
-    return ring_all_reduce(send, recv, count, type, op);
-  }
+  const std::size_t bytes = count * size_of(type);
+  if (shm_ && bytes >= shm_threshold_) return shm_->run(send, recv, count, type, op);
+  if (size > 1 && bytes >= ring_threshold_) return ring_all_reduce(send, recv, count, type, op);
   return plain_all_reduce(send, recv, count, type, op);
 }
 
@@ -368,7 +388,7 @@ Result<bool> mpi_bootstrap_exchange(bool have_gpu,
                                     const std::function<Result<void>(void* id)>& make_id, void* id,
                                     std::size_t id_len, MpiWorld* world) {
   MpiComm c;
-  if (auto ok = c.init(CommOptions{}); !ok) return tl::unexpected(ok.error());
+  if (auto ok = c.init(CommOptions{}, false); !ok) return tl::unexpected(ok.error());
   *world = MpiWorld{c.rank, c.size, c.local_rank, c.local_size};
   int mine = have_gpu ? 1 : 0;
   int all = 0;
