@@ -45,6 +45,16 @@ struct ShmAllReduce::Flags {
 namespace {
 
 constexpr std::size_t kFlagsBytes = 128;
+// The counters' alignment (a cache line each). Every process maps the window's shared pages at
+// page-aligned addresses, so a byte's address modulo 64 is the same in all of them and each
+// aligns its view of a segment to the same byte.
+constexpr std::size_t kSegmentAlign = 64;
+
+char* segment_start(void* base) noexcept {
+  const auto at = reinterpret_cast<std::uintptr_t>(base);
+  const std::uintptr_t aligned = (at + kSegmentAlign - 1) & ~std::uintptr_t{kSegmentAlign - 1};
+  return static_cast<char*>(base) + (aligned - at);
+}
 // Slots of one rank at most (2 (n + 1) chunks): 4 MiB, so 256 KiB chunks up to 7 ranks.
 constexpr std::size_t kMaxSegmentBytes = std::size_t{4} << 20U;
 // Buffers up to which every rank folds the whole buffer itself after one exchange (fold_all):
@@ -202,8 +212,9 @@ Result<std::unique_ptr<ShmAllReduce>> ShmAllReduce::create(MPI_Comm comm,
   const bool oversubscribed = cores > 0 && size > cores;
   s->yield_ = oversubscribed;
   s->small_ = std::min(oversubscribed ? kSmallOversubscribed : kSmall, s->size_ * s->chunk_);
-  // Segment: counters, input slots [parity][block], output slots [parity].
-  const std::size_t bytes = kFlagsBytes + 2 * (s->size_ + 1) * s->chunk_;
+  // Segment: counters, input slots [parity][block], output slots [parity]; kSegmentAlign more,
+  // since Open MPI places a segment only 8-byte aligned (seen at page offset 0x108).
+  const std::size_t bytes = kSegmentAlign + kFlagsBytes + 2 * (s->size_ + 1) * s->chunk_;
   MPI_Info info = MPI_INFO_NULL;
   rc = MPI_Info_create(&info);
   if (rc != MPI_SUCCESS) return mpi_fail("MPI_Info_create", rc);
@@ -222,10 +233,11 @@ Result<std::unique_ptr<ShmAllReduce>> ShmAllReduce::create(MPI_Comm comm,
     void* base = nullptr;
     rc = MPI_Win_shared_query(s->win_, p, &len, &unit, &base);
     if (rc != MPI_SUCCESS) return mpi_fail("MPI_Win_shared_query", rc);
-    s->segments_[static_cast<std::size_t>(p)] = static_cast<char*>(base);
+    s->segments_[static_cast<std::size_t>(p)] = segment_start(base);
   }
   static_assert(sizeof(Flags) <= kFlagsBytes);
-  new (mine) Flags();
+  static_assert(alignof(Flags) <= kSegmentAlign);
+  new (s->segments_[s->rank_]) Flags();
   // Nobody reads a peer's counters before the peer has initialised them.
   rc = MPI_Barrier(comm);
   if (rc != MPI_SUCCESS) return mpi_fail("MPI_Barrier", rc);
