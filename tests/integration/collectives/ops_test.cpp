@@ -3,6 +3,7 @@
 // checked exactly with small-integer data, on the MPI backend under `mpirun -np N`.
 // Also: argument errors, point-to-point, and MPI lifetime (--caller-inits-mpi: the program owns
 // MPI_Init/MPI_Finalize and the library must leave them alone).
+#include "mpi_checks.hpp"
 #include "trainer/collectives.hpp"
 
 #include <mpi.h>
@@ -24,20 +25,10 @@ using tc::ReduceOp;
 
 namespace {
 
-int g_rank = 0;
-long g_checks = 0;
-
-[[noreturn]] void die(const std::string& what) {
-  std::fprintf(stderr, "rank %d: FAIL: %s\n", g_rank, what.c_str());
-  std::fflush(stderr);
-  MPI_Abort(MPI_COMM_WORLD, 1);
-  std::abort();
-}
-
-void expect(bool ok, const std::string& what) {
-  ++g_checks;
-  if (!ok) die(what);
-}
+using tc::mpi_checks::die;
+using tc::mpi_checks::expect;
+using tc::mpi_checks::g_checks;
+using tc::mpi_checks::g_rank;
 
 template <class R>
 void expect_ok(const R& r, const std::string& what) {

@@ -9,6 +9,7 @@
 // for longer than the spin) still gives the right result, and a rank that calls all_reduce
 // alone gets kTimeout after the communicator's timeout, and the communicator's all_reduce stays
 // refused afterwards.
+#include "mpi_checks.hpp"
 #include "trainer/collectives.hpp"
 
 #include <mpi.h>
@@ -28,20 +29,10 @@ using tc::ReduceOp;
 
 namespace {
 
-int g_rank = 0;
-long g_checks = 0;
-
-[[noreturn]] void die(const std::string& what) {
-  std::fprintf(stderr, "rank %d: FAIL: %s\n", g_rank, what.c_str());
-  std::fflush(stderr);
-  MPI_Abort(MPI_COMM_WORLD, 1);
-  std::abort();
-}
-
-void expect(bool ok, const std::string& what) {
-  ++g_checks;
-  if (!ok) die(what);
-}
+using tc::mpi_checks::die;
+using tc::mpi_checks::expect;
+using tc::mpi_checks::g_checks;
+using tc::mpi_checks::g_rank;
 
 std::uint64_t mix(std::uint64_t x) {  // splitmix64: every rank can regenerate every input
   x += 0x9E3779B97F4A7C15ULL;
