@@ -27,6 +27,7 @@ function(trainer_layer name)
   set_target_properties(trainer_layer_${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
   target_link_libraries(trainer_layer_${name} PUBLIC trainer_layer_${name}_headers)
   trainer_set_warnings(trainer_layer_${name})
+  trainer_unity(trainer_layer_${name})
   target_sources(trainer_core PRIVATE $<TARGET_OBJECTS:trainer_layer_${name}>)
 
   set_property(GLOBAL APPEND PROPERTY TRAINER_LAYERS ${name})

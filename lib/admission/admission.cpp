@@ -25,6 +25,8 @@ namespace {
 
 namespace json = boost::json;
 
+using detail::job_key;
+
 constexpr std::string_view kDefaultNamespace = "default";
 
 std::string_view namespace_or_default(const std::optional<std::string>& ns) {
@@ -35,10 +37,6 @@ std::string_view namespace_or_default(const std::optional<std::string>& ns) {
 std::string_view api_group(std::string_view api_version) {
   const auto slash = api_version.find('/');
   return slash == std::string_view::npos ? std::string_view() : api_version.substr(0, slash);
-}
-
-std::string job_key(const TrainJob& job) {
-  return train_job_namespace(job) + "/" + job.metadata.name.value_or("");
 }
 
 // ---- One TrainJob ------------------------------------------------------------------------------
@@ -515,6 +513,10 @@ Result<Admission> admit(std::vector<json::value>&& documents, const RenderContex
 }
 
 namespace detail {
+
+std::string job_key(const TrainJob& job) {
+  return train_job_namespace(job) + "/" + job.metadata.name.value_or("");
+}
 
 Result<Admission> admit(std::vector<json::value> documents, const RenderContext& ctx,
                         const AdmissionOptions& options, std::vector<AdmittedJob>* jobs) {

@@ -37,4 +37,7 @@ struct AdmittedJob {
                                                   std::vector<const boost::json::value*> objects,
                                                   std::string default_namespace);
 
+/// `<namespace>/<name>` of a TrainJob, as admission's and render's messages name it.
+[[nodiscard]] std::string job_key(const TrainJob& job);
+
 }  // namespace trainer::detail

@@ -84,6 +84,35 @@ trainer_status set_error(trainer_error** err, trainer_status code, std::string m
 /// with its what(); anything else -> TRAINER_E_INTERNAL "unknown error". Never throws.
 trainer_status status_from_current_exception(trainer_error** err) noexcept;
 
+/// `set_error` with TRAINER_E_INVALID_ARGUMENT: an argument the caller got wrong.
+inline trainer_status bad_argument(trainer_error** err, std::string message) {
+  return set_error(err, TRAINER_E_INVALID_ARGUMENT, std::move(message));
+}
+
+/// A C string argument, NULL as "".
+inline std::string str(const char* s) {
+  return s == nullptr ? std::string() : std::string(s);
+}
+
+/// Whether `fmt` is one of the trainer_format values.
+inline bool known_format(trainer_format fmt) {
+  return fmt == TRAINER_FORMAT_JSON || fmt == TRAINER_FORMAT_YAML ||
+         fmt == TRAINER_FORMAT_JSON_PRETTY;
+}
+
+/// The caller's user data and its free function, freed when this goes unless `free_fn` was
+/// cleared first: what an entry point holds on every early return until an owner takes it.
+struct PendingUserData {
+  void (*free_fn)(void*) = nullptr;
+  void* user_data = nullptr;
+  PendingUserData() = default;
+  PendingUserData(const PendingUserData&) = delete;
+  PendingUserData& operator=(const PendingUserData&) = delete;
+  ~PendingUserData() {
+    if (free_fn != nullptr) free_fn(user_data);
+  }
+};
+
 /// The exception guard. Runs `body` (returning trainer_status); `*err` is reset to NULL first;
 /// an exception becomes a status through status_from_current_exception().
 template <class F>

@@ -16,11 +16,9 @@ namespace {
 
 namespace kube = trainer::kube;
 using trainer::capi::guard;
+using trainer::capi::PendingUserData;
 using trainer::capi::set_error;
-
-std::string str(const char* s) {
-  return s == nullptr ? std::string() : std::string(s);
-}
+using trainer::capi::str;
 
 // A limit of the options into `out`: 0 keeps the default; false when it does not fit a size_t.
 bool size_limit(std::uint64_t value, std::size_t& out) {
@@ -31,19 +29,6 @@ bool size_limit(std::uint64_t value, std::size_t& out) {
   out = static_cast<std::size_t>(value);
   return true;
 }
-
-// The caller's warning user data until a WarningSink owns it: released here when the sink could
-// not be made, so that it is released exactly once whatever fails.
-struct PendingUserData {
-  void (*free_fn)(void*) = nullptr;
-  void* user_data = nullptr;
-  PendingUserData() = default;
-  PendingUserData(const PendingUserData&) = delete;
-  PendingUserData& operator=(const PendingUserData&) = delete;
-  ~PendingUserData() {
-    if (free_fn != nullptr) free_fn(user_data);
-  }
-};
 
 }  // namespace
 

@@ -34,26 +34,16 @@ namespace {
 namespace json = boost::json;
 namespace cluster = trainer::cluster;
 namespace kube = trainer::kube;
+using trainer::capi::bad_argument;
 using trainer::capi::guard;
+using trainer::capi::known_format;
 using trainer::capi::set_call_options;
 using trainer::capi::set_error;
-
-trainer_status bad_argument(trainer_error** err, std::string message) {
-  return set_error(err, TRAINER_E_INVALID_ARGUMENT, std::move(message));
-}
-
-std::string str(const char* s) {
-  return s == nullptr ? std::string() : std::string(s);
-}
+using trainer::capi::str;
 
 template <class Options>
 bool supported(const Options* opts, uint32_t current) {
   return opts == nullptr || trainer::capi::known_version(opts->version, current);
-}
-
-bool known_format(trainer_format fmt) {
-  return fmt == TRAINER_FORMAT_JSON || fmt == TRAINER_FORMAT_YAML ||
-         fmt == TRAINER_FORMAT_JSON_PRETTY;
 }
 
 std::string encode(const json::object& object, trainer_format fmt) {

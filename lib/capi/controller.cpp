@@ -24,16 +24,11 @@ namespace {
 
 namespace ctl = trainer::controller;
 namespace json = boost::json;
+using trainer::capi::bad_argument;
 using trainer::capi::guard;
+using trainer::capi::PendingUserData;
 using trainer::capi::set_error;
-
-std::string str(const char* s) {
-  return s == nullptr ? std::string() : std::string(s);
-}
-
-trainer_status bad_argument(trainer_error** err, std::string message) {
-  return set_error(err, TRAINER_E_INVALID_ARGUMENT, std::move(message));
-}
+using trainer::capi::str;
 
 // The result's JSON, the shape documented at the top of trainer/controller.h.
 std::string result_json(const ctl::ReconcileResult& result) {
@@ -82,18 +77,6 @@ struct ReconcileSink {
       (void)fn(user_data, text.c_str(), text.size(), c_error.get());
     } catch (...) {  // NOLINT(bugprone-empty-catch): a callback cannot fail the loop
     }
-  }
-};
-
-// Frees the caller's user data on every early return until a ReconcileSink owns it.
-struct PendingUserData {
-  void (*free_fn)(void*) = nullptr;
-  void* user_data = nullptr;
-  PendingUserData() = default;
-  PendingUserData(const PendingUserData&) = delete;
-  PendingUserData& operator=(const PendingUserData&) = delete;
-  ~PendingUserData() {
-    if (free_fn != nullptr) free_fn(user_data);
   }
 };
 

@@ -27,12 +27,8 @@ namespace json = boost::json;
 using trainer::capi::guard;
 using trainer::capi::guard_value;
 using trainer::capi::guard_void;
+using trainer::capi::known_format;
 using trainer::capi::set_error;
-
-bool known_format(trainer_format fmt) {
-  return fmt == TRAINER_FORMAT_YAML || fmt == TRAINER_FORMAT_JSON ||
-         fmt == TRAINER_FORMAT_JSON_PRETTY;
-}
 
 // As trainer_render_result_encode: a YAML stream, or a `v1` `List`.
 std::string encode(const std::vector<json::value>& objects, trainer_format fmt) {

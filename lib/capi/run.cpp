@@ -21,6 +21,7 @@ namespace {
 
 namespace json = boost::json;
 namespace local = trainer::local;
+using trainer::capi::bad_argument;
 using trainer::capi::guard;
 using trainer::capi::guard_value;
 using trainer::capi::guard_void;
@@ -72,10 +73,6 @@ struct LogSink {
   bool stop_requested = false;
   std::thread stopper;
 };
-
-trainer_status bad_argument(trainer_error** err, std::string message) {
-  return set_error(err, TRAINER_E_INVALID_ARGUMENT, std::move(message));
-}
 
 int32_t phase_value(local::Phase phase) {
   return static_cast<int32_t>(phase);

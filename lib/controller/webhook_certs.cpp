@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "controller/webhook_certs.hpp"
 
+#include "api/ascii.hpp"
 #include "trainer/base64.hpp"
 #include "trainer/json_path.hpp"
 
@@ -43,13 +44,6 @@ kube::Resource webhook_configurations(bool validating) {
   r.singular = validating ? "validatingwebhookconfiguration" : "mutatingwebhookconfiguration";
   r.namespaced = false;
   return r;
-}
-
-std::string trim(std::string text) {
-  const auto first = text.find_first_not_of(" \t\r\n");
-  if (first == std::string::npos) return "";
-  const auto last = text.find_last_not_of(" \t\r\n");
-  return text.substr(first, last - first + 1);
 }
 
 // The whole file, or nullopt when it cannot be read or is larger than `limit`.
@@ -100,7 +94,7 @@ boost::json::object encode_data(const serving::CertificateSet& set) {
 std::string operator_namespace(const ServingOptions& serving, const std::string& namespace_file) {
   if (!serving.operator_namespace.empty()) return serving.operator_namespace;
   if (auto text = read_file(namespace_file, 4096)) {
-    auto ns = trim(std::move(*text));
+    auto ns = std::string(ascii::trim(*text));
     if (!ns.empty()) return ns;
   }
   return kDefaultOperatorNamespace;

@@ -10,7 +10,7 @@ namespace json = boost::json;
 
 namespace {
 
-Plan plan(const V1Job& job, Diagnostics& /*diag*/) {
+Plan jax_plan(const V1Job& job, Diagnostics& /*diag*/) {
   Plan p;
   const Role* worker = job.role("Worker");
   json::array env;
@@ -35,7 +35,7 @@ const KindConverter& jax_converter() {
                                         "Never",
                                         {"Worker"},
                                         "jaxjob-controller"},
-                               plan,
+                               jax_plan,
                                {}};
   return c;
 }

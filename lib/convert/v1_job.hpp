@@ -113,6 +113,8 @@ struct Group {
 /// The name of the env variable, defined first in every converted container, that holds the
 /// pod's completion index; later entries use `$(V1_REPLICA_INDEX)` (reference 3.6).
 inline constexpr std::string_view kIndexVar = "V1_REPLICA_INDEX";
+/// `kIndexVar` as the `$(...)` reference an env value or command expands.
+inline constexpr std::string_view kIndexRef = "$(V1_REPLICA_INDEX)";
 
 /// The fieldPaths of a pod's completion index in its Job, of its Job's index in the
 /// replicatedJob, and of its Job's index across all replicatedJobs (JobSet puts the last two

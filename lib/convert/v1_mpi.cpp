@@ -32,7 +32,7 @@ std::size_t main_container(const V1Job& job, const Role& role) {
   return 0;
 }
 
-Plan plan(const V1Job& job, Diagnostics& diag) {
+Plan mpi_plan(const V1Job& job, Diagnostics& diag) {
   Plan p;
   const Role* launcher = job.role("Launcher");
   const Role* worker = job.role("Worker");
@@ -95,7 +95,8 @@ const KindConverter& mpi_converter() {
   info.needs_default_container = false;
   info.add_port = false;
   info.default_replicas_worker = 0;
-  static const KindConverter c{info, plan, {"slotsPerWorker", "mainContainer", "cleanPodPolicy"}};
+  static const KindConverter c{
+      info, mpi_plan, {"slotsPerWorker", "mainContainer", "cleanPodPolicy"}};
   return c;
 }
 

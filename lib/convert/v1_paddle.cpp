@@ -13,7 +13,7 @@ using trainer::find_object;
 
 namespace {
 
-Plan plan(const V1Job& job, Diagnostics& diag) {
+Plan paddle_plan(const V1Job& job, Diagnostics& diag) {
   Plan p;
   const Role* master = job.role("Master");
   const Role* worker = job.role("Worker");
@@ -55,7 +55,7 @@ const KindConverter& paddle_converter() {
                                         "OnFailure",
                                         {"Master", "Worker"},
                                         "paddlejob-controller"},
-                               plan,
+                               paddle_plan,
                                {"elasticPolicy"}};
   return c;
 }

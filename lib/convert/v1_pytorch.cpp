@@ -19,8 +19,6 @@ using trainer::find_string;
 
 namespace {
 
-const std::string kIdx = "$(" + std::string(kIndexVar) + ")";
-
 void check_webhook(const V1Job& job, const json::object* elastic, Diagnostics& diag) {
   const Role* master = job.role("Master");
   if (master != nullptr) {
@@ -90,7 +88,7 @@ void elastic_env(const V1Job& job, const json::object& ep, const std::string& wo
   }
 }
 
-Plan plan(const V1Job& job, Diagnostics& diag) {
+Plan pytorch_plan(const V1Job& job, Diagnostics& diag) {
   const auto* elastic = find_object(job.spec, "elasticPolicy");
   if (const auto* e = job.spec.if_contains("elasticPolicy");
       e != nullptr && !e->is_null() && elastic == nullptr) {
@@ -157,8 +155,8 @@ Plan plan(const V1Job& job, Diagnostics& diag) {
         env.push_back(env_field("RANK", kGlobalIndexField));
         env.push_back(env_var("PET_NODE_RANK", "$(RANK)"));
       } else {
-        env.push_back(env_var("RANK", kIdx));
-        env.push_back(env_var("PET_NODE_RANK", kIdx));
+        env.push_back(env_var("RANK", std::string(kIndexRef)));
+        env.push_back(env_var("PET_NODE_RANK", std::string(kIndexRef)));
       }
     }
     if (!nproc.empty()) env.push_back(env_var("PET_NPROC_PER_NODE", nproc));
@@ -197,7 +195,7 @@ const KindConverter& pytorch_converter() {
                                         "OnFailure",
                                         {"Master", "Worker"},
                                         "pytorchjob-controller"},
-                               plan,
+                               pytorch_plan,
                                {"elasticPolicy", "nprocPerNode"}};
   return c;
 }

@@ -79,7 +79,7 @@ std::string sparse_tf_config(const V1Job& job, const Role& self) {
          "},\"task\":{\"type\":" + json::serialize(json::string(type)) + ",\"index\":" + idx + "}}";
 }
 
-Plan plan(const V1Job& job, Diagnostics& diag) {
+Plan tensorflow_plan(const V1Job& job, Diagnostics& diag) {
   Plan p;
   if (job.role("Chief") != nullptr && job.role("Master") != nullptr) {
     diag.refuse(
@@ -146,7 +146,7 @@ const KindConverter& tensorflow_converter() {
                                         "Never",
                                         {},
                                         "tfjob-controller"},
-                               plan,
+                               tensorflow_plan,
                                {"successPolicy", "enableDynamicWorker"}};
   return c;
 }

@@ -13,9 +13,7 @@ using trainer::find_int;
 
 namespace {
 
-const std::string kIdx = "$(" + std::string(kIndexVar) + ")";
-
-Plan plan(const V1Job& job, Diagnostics& diag) {
+Plan xgboost_plan(const V1Job& job, Diagnostics& diag) {
   Plan p;
   const Role* master = job.role("Master");
   const Role* worker = job.role("Worker");
@@ -41,7 +39,8 @@ Plan plan(const V1Job& job, Diagnostics& diag) {
     env.push_back(env_var("MASTER_PORT", std::to_string(job.port(*master))));
     env.push_back(env_var("MASTER_ADDR", pod_address(job.name, master_rjob, 0)));
     env.push_back(env_var("WORLD_SIZE", std::to_string(total)));
-    env.push_back(global_rank ? env_field("RANK", kGlobalIndexField) : env_var("RANK", kIdx));
+    env.push_back(global_rank ? env_field("RANK", kGlobalIndexField)
+                              : env_var("RANK", std::string(kIndexRef)));
     env.push_back(env_var("PYTHONUNBUFFERED", "1"));
     if (total > 1 && worker != nullptr) {
       env.push_back(env_var("WORKER_PORT", std::to_string(job.port(*worker))));
@@ -83,7 +82,7 @@ const KindConverter& xgboost_converter() {
                                         "Never",
                                         {"Master", "Worker"},
                                         "xgboostjob-controller"},
-                               plan,
+                               xgboost_plan,
                                {}};
   return c;
 }

@@ -3,18 +3,15 @@
 // upstream's component-base uses for gate values.
 #include "trainer/framework.hpp"
 
+#include "api/ascii.hpp"
+
 #include <array>
 #include <optional>
 
 namespace trainer {
 namespace {
 
-std::string_view trim(std::string_view s) {
-  constexpr std::string_view kSpace = " \t\r\n";
-  const auto first = s.find_first_not_of(kSpace);
-  if (first == std::string_view::npos) return {};
-  return s.substr(first, s.find_last_not_of(kSpace) - first + 1);
-}
+using ascii::trim;
 
 std::optional<bool> parse_go_bool(std::string_view v) {
   static constexpr std::array<std::string_view, 6> kTrue = {"1", "t", "T", "TRUE", "true", "True"};

@@ -22,9 +22,7 @@ namespace {
 
 namespace json = boost::json;
 
-std::string job_key(const TrainJob& job) {
-  return train_job_namespace(job) + "/" + job.metadata.name.value_or("");
-}
+using detail::job_key;
 
 // Why the controller would not act on `job`, or "" when it would.
 std::string skip_reason(const TrainJob& job) {

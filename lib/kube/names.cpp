@@ -4,6 +4,8 @@
 // anchored character-class patterns, and std::regex would cost far more than these scans.
 #include "trainer/names.hpp"
 
+#include "api/ascii.hpp"
+
 #include <boost/json/string_view.hpp>
 #include <boost/json/value.hpp>
 
@@ -59,18 +61,10 @@ constexpr const char* kHttpPathFmt = "[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+";
 bool is_lower_alnum(char c) noexcept {
   return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
 }
-bool is_lower(char c) noexcept {
-  return c >= 'a' && c <= 'z';
-}
-bool is_alpha(char c) noexcept {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-bool is_digit(char c) noexcept {
-  return c >= '0' && c <= '9';
-}
-bool is_alnum(char c) noexcept {
-  return is_alpha(c) || is_digit(c);
-}
+using ascii::is_alnum;
+using ascii::is_alpha;
+using ascii::is_digit;
+using ascii::is_lower;
 
 // [a-z0-9]([-a-z0-9]*[a-z0-9])?
 bool matches_dns1123_label(std::string_view s) noexcept {

@@ -3,6 +3,7 @@
 // Quantity::parse, a port of ParseQuantity and parseQuantityString from
 // k8s.io/apimachinery/pkg/api/resource/quantity.go (v0.36), decision for decision, so that the
 // accepted set, the errors and the cached `String()` text match Kubernetes.
+#include "api/ascii.hpp"
 #include "kube/decimal.hpp"
 #include "trainer/quantity.hpp"
 
@@ -26,9 +27,7 @@ constexpr std::string_view kSuffixChars = "eEinumkKMGTP";
 constexpr std::int64_t kMaxInt64Factors = 18;
 constexpr std::int32_t kNanoScale = -9;
 
-bool is_digit(char c) noexcept {
-  return c >= '0' && c <= '9';
-}
+using ascii::is_digit;
 
 // The pieces parseQuantityString returns.
 struct Scanned {

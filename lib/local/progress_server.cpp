@@ -26,8 +26,8 @@ std::string service_host_of(const OperatorConfig& config) {
 // What the API server would answer a status write of `trainer_status` that breaks the CRD's
 // rules (its message, as the cluster's progress server passes it on with 422); empty when valid.
 std::string invalid_status_message(const std::string& name, const json::object& trainer_status) {
-  auto decoded =
-      detail::decode_train_job_status(name, json::object{{"trainerStatus", trainer_status}});
+  auto decoded = trainer::detail::decode_train_job_status(
+      name, json::object{{"trainerStatus", trainer_status}});
   if (!decoded)
     return "TrainJob.trainer.kubeflow.org \"" + name + "\" is invalid: " + decoded.error().message;
   std::vector<FieldError> errors;

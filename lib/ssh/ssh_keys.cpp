@@ -6,6 +6,7 @@
 // parameters. No deprecated EC_KEY/EC_POINT calls.
 #include "trainer/ssh.hpp"
 
+#include "api/ascii.hpp"
 #include "ssh/openssh_wire.hpp"
 #include "trainer/base64.hpp"
 
@@ -189,13 +190,6 @@ Result<void> check_p521_private_key(EVP_PKEY* pkey) {
   return {};
 }
 
-std::string_view trim(std::string_view s) {
-  const auto is_ws = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
-  while (!s.empty() && is_ws(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_ws(s.back())) s.remove_suffix(1);
-  return s;
-}
-
 std::size_t count(std::string_view haystack, std::string_view needle) {
   std::size_t n = 0;
   for (auto pos = haystack.find(needle); pos != std::string_view::npos;
@@ -253,7 +247,7 @@ Result<SshKeyPair> ssh_key_pair_from_private_key(std::string_view pem) {
     return fail(ErrorCode::kLimit,
                 "SSH private key: larger than " + std::to_string(kMaxPemBytes / 1024) + " KiB");
   }
-  const auto text = trim(pem);
+  const auto text = ascii::trim(pem);
   if (auto shape = check_pem_shape(text); !shape) return tl::unexpected(shape.error());
 
   EVP_PKEY* raw = nullptr;

@@ -58,7 +58,7 @@ std::optional<OptimizationResult> best_result(const OptimizationJob& job,
   }
   if (best == nullptr) return std::nullopt;
   return OptimizationResult{
-      best->name, {{objective.metric, detail::double_text(best_value)}}, best->parameters};
+      best->name, {{objective.metric, trainer::detail::double_text(best_value)}}, best->parameters};
 }
 
 OptimizationJobStatus derive_status(const OptimizationJob& job, const std::vector<Trial>& trials,

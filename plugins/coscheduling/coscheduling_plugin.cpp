@@ -14,11 +14,11 @@ namespace {
 
 namespace json = boost::json;
 
-constexpr const char* kPodGroupApiVersion = "scheduling.x-k8s.io/v1alpha1";
+constexpr const char* kCoschedulingApiVersion = "scheduling.x-k8s.io/v1alpha1";
 constexpr const char* kPodGroupLabel = "scheduling.x-k8s.io/pod-group";
 constexpr std::int32_t kDefaultScheduleTimeoutSeconds = 60;
 
-const CoschedulingPodGroupPolicySource* policy_of(const Info& info) {
+const CoschedulingPodGroupPolicySource* coscheduling_policy(const Info& info) {
   const auto& pgp = info.runtime_policy.pod_group_policy;
   return pgp && pgp->coscheduling ? &*pgp->coscheduling : nullptr;
 }
@@ -32,16 +32,16 @@ class CoSchedulingPlugin final : public EnforcePodGroupPolicyPlugin, public Comp
 
   [[nodiscard]] Result<void> enforce_pod_group_policy(Info& info, const TrainJob& job,
                                                       const PluginContext& /*ctx*/) override {
-    if (policy_of(info) == nullptr) return {};
+    if (coscheduling_policy(info) == nullptr) return {};
     info.scheduler.pod_labels[kPodGroupLabel] = job_name(job);
     return {};
   }
 
   [[nodiscard]] Result<std::vector<json::value>> build(const Info& info, const TrainJob& job,
                                                        const PluginContext& ctx) override {
-    const CoschedulingPodGroupPolicySource* policy = policy_of(info);
+    const CoschedulingPodGroupPolicySource* policy = coscheduling_policy(info);
     if (policy == nullptr) return std::vector<json::value>{};
-    if (pod_group::keep_existing_pod_group(kPodGroupApiVersion, job, ctx)) {
+    if (pod_group::keep_existing_pod_group(kCoschedulingApiVersion, job, ctx)) {
       return std::vector<json::value>{};
     }
     auto totals = pod_group::pod_group_totals(info);
@@ -54,7 +54,7 @@ class CoSchedulingPlugin final : public EnforcePodGroupPolicyPlugin, public Comp
         policy->schedule_timeout_seconds.value_or(kDefaultScheduleTimeoutSeconds);
 
     json::object pod_group;
-    pod_group["apiVersion"] = kPodGroupApiVersion;
+    pod_group["apiVersion"] = kCoschedulingApiVersion;
     pod_group["kind"] = "PodGroup";
     pod_group["metadata"] = owned_object_metadata(job_name(job), job, effective_uid(job, ctx));
     pod_group["spec"] = std::move(spec);

@@ -20,12 +20,12 @@ namespace json = boost::json;
 using namespace trainer::plugins::detail;
 using namespace trainer::plugins::detail::mpi;
 
-constexpr std::array<const char*, 4> kReservedEnvNames = {kEnvHostfile, kEnvRshArgs,
-                                                          kEnvKeepFqdnHostnames, kEnvDefaultSlots};
+constexpr std::array<const char*, 4> kMpiReservedEnvNames = {
+    kEnvHostfile, kEnvRshArgs, kEnvKeepFqdnHostnames, kEnvDefaultSlots};
 
-bool is_reserved(std::string_view name) {
-  return std::find(kReservedEnvNames.begin(), kReservedEnvNames.end(), name) !=
-         kReservedEnvNames.end();
+bool is_mpi_reserved(std::string_view name) {
+  return std::find(kMpiReservedEnvNames.begin(), kMpiReservedEnvNames.end(), name) !=
+         kMpiReservedEnvNames.end();
 }
 
 const MPIMLPolicySource* mpi_policy(const Info& info) {
@@ -123,7 +123,7 @@ class MPIPlugin final : public CustomValidationPlugin,
           "either launcher and node"));
     }
     // M2: reserved OMPI_MCA_* names.
-    if (auto reserved = reserved_env_error(trainer.env, is_reserved)) {
+    if (auto reserved = reserved_env_error(trainer.env, is_mpi_reserved)) {
       result.errors.push_back(std::move(*reserved));
     }
     if (auto too_many = slots_error(*mpi, info, new_job)) {

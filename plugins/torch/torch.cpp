@@ -16,12 +16,12 @@ namespace {
 namespace json = boost::json;
 using namespace trainer::plugins::detail;
 
-constexpr std::array<const char*, 5> kReservedEnvNames = {
+constexpr std::array<const char*, 5> kTorchReservedEnvNames = {
     "PET_NNODES", "PET_NPROC_PER_NODE", "PET_NODE_RANK", "PET_MASTER_ADDR", "PET_MASTER_PORT"};
 
-bool is_reserved(std::string_view name) {
-  return std::find(kReservedEnvNames.begin(), kReservedEnvNames.end(), name) !=
-         kReservedEnvNames.end();
+bool is_torch_reserved(std::string_view name) {
+  return std::find(kTorchReservedEnvNames.begin(), kTorchReservedEnvNames.end(), name) !=
+         kTorchReservedEnvNames.end();
 }
 
 const TorchMLPolicySource* torch_policy(const Info& info) {
@@ -71,7 +71,7 @@ class TorchPlugin final : public CustomValidationPlugin, public EnforceMLPolicyP
     if (!new_job.spec.trainer) return result;
     const Trainer& trainer = *new_job.spec.trainer;
     // T2: reserved PET_* names.
-    if (auto reserved = reserved_env_error(trainer.env, is_reserved)) {
+    if (auto reserved = reserved_env_error(trainer.env, is_torch_reserved)) {
       result.errors.push_back(std::move(*reserved));
     }
     // T3: torchtune.

@@ -18,11 +18,11 @@ namespace {
 
 namespace json = boost::json;
 
-constexpr const char* kPodGroupApiVersion = "scheduling.volcano.sh/v1beta1";
+constexpr const char* kVolcanoApiVersion = "scheduling.volcano.sh/v1beta1";
 constexpr const char* kGroupNameAnnotation = "scheduling.k8s.io/group-name";
 constexpr const char* kQueueNameAnnotation = "scheduling.volcano.sh/queue-name";
 
-const VolcanoPodGroupPolicySource* policy_of(const Info& info) {
+const VolcanoPodGroupPolicySource* volcano_policy(const Info& info) {
   const auto& pgp = info.runtime_policy.pod_group_policy;
   return pgp && pgp->volcano ? &*pgp->volcano : nullptr;
 }
@@ -66,7 +66,7 @@ class VolcanoPlugin final : public CustomValidationPlugin,
                                           const TrainJob& /*new_job*/,
                                           const PluginContext& ctx) override {
     ValidationResult result;
-    if (policy_of(info) == nullptr) return result;
+    if (volcano_policy(info) == nullptr) return result;
     if (auto it = info.annotations.find(kQueueNameAnnotation);
         it != info.annotations.end() && it->second.empty()) {
       result.errors.push_back(
@@ -86,16 +86,16 @@ class VolcanoPlugin final : public CustomValidationPlugin,
 
   [[nodiscard]] Result<void> enforce_pod_group_policy(Info& info, const TrainJob& job,
                                                       const PluginContext& /*ctx*/) override {
-    if (policy_of(info) == nullptr) return {};
+    if (volcano_policy(info) == nullptr) return {};
     info.scheduler.pod_annotations[kGroupNameAnnotation] = job_name(job);
     return {};
   }
 
   [[nodiscard]] Result<std::vector<json::value>> build(const Info& info, const TrainJob& job,
                                                        const PluginContext& ctx) override {
-    const VolcanoPodGroupPolicySource* policy = policy_of(info);
+    const VolcanoPodGroupPolicySource* policy = volcano_policy(info);
     if (policy == nullptr) return std::vector<json::value>{};
-    if (pod_group::keep_existing_pod_group(kPodGroupApiVersion, job, ctx)) {
+    if (pod_group::keep_existing_pod_group(kVolcanoApiVersion, job, ctx)) {
       return std::vector<json::value>{};
     }
     auto totals = pod_group::pod_group_totals(info);
@@ -123,7 +123,7 @@ class VolcanoPlugin final : public CustomValidationPlugin,
     }
 
     json::object pod_group;
-    pod_group["apiVersion"] = kPodGroupApiVersion;
+    pod_group["apiVersion"] = kVolcanoApiVersion;
     pod_group["kind"] = "PodGroup";
     pod_group["metadata"] = owned_object_metadata(job_name(job), job, effective_uid(job, ctx));
     pod_group["spec"] = std::move(spec);

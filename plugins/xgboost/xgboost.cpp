@@ -14,7 +14,7 @@ namespace {
 namespace json = boost::json;
 using namespace trainer::plugins::detail;
 
-constexpr std::array<std::string_view, 4> kReservedEnvNames = {
+constexpr std::array<std::string_view, 4> kXgboostReservedEnvNames = {
     "DMLC_TRACKER_URI", "DMLC_TRACKER_PORT", "DMLC_TASK_ID", "DMLC_NUM_WORKER"};
 
 bool has_xgboost_policy(const Info& info) {
@@ -37,8 +37,8 @@ class XGBoostPlugin final : public CustomValidationPlugin, public EnforceMLPolic
     const auto& env = new_job.spec.trainer->env;
     for (std::size_t i = 0; i < env.size(); ++i) {
       const std::string_view name = env_name(env[i]);
-      if (std::find(kReservedEnvNames.begin(), kReservedEnvNames.end(), name) ==
-          kReservedEnvNames.end()) {
+      if (std::find(kXgboostReservedEnvNames.begin(), kXgboostReservedEnvNames.end(), name) ==
+          kXgboostReservedEnvNames.end()) {
         continue;
       }
       result.errors.push_back(

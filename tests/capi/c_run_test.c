@@ -7,12 +7,15 @@
  * The pods run in the host fallback (TRAINER_ISOLATION_HOST) so the test needs no privilege;
  * tests/integration/local runs pods in their namespaces.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* nftw */
 #include "trainer.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <ftw.h>
+#include <sys/stat.h>
 
 static int failures = 0;
 
@@ -91,6 +94,18 @@ static char* make_dir(void) {
     exit(1);
   }
   return strdup(dir);
+}
+
+static int remove_entry(const char* path, const struct stat* st, int type, struct FTW* ftw) {
+  (void)st;
+  (void)type;
+  (void)ftw;
+  return remove(path);
+}
+
+/* Removes the test's folder with everything the runs left in it. */
+static void remove_tree(const char* dir) {
+  if (nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0) perror(dir);
 }
 
 static trainer_run_options options_for(const char* dir, struct sink* s) {
@@ -365,6 +380,7 @@ int main(void) {
   test_cancel(sub[2], 0);
   test_cancel(sub[3], 1);
   test_progress(sub[4]);
+  remove_tree(dir);
   free(dir);
   if (failures != 0) {
     fprintf(stderr, "c_run_test: %d failure(s)\n", failures);

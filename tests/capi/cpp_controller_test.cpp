@@ -7,6 +7,7 @@
 // on_reconcile std::function, its metrics read, stopped from this thread. Cases that need the
 // server exit 77 (skipped) without TRAINER_KUBE_TEST_ENV.
 #include "cpp_cluster_fixture.hpp"
+#include "temp_dir.hpp"
 #include "trainer.hpp"
 
 #include <boost/json/parse.hpp>
@@ -34,10 +35,9 @@ using trainer::ErrorCode;
 
 /// A client of a server that is not there (127.0.0.1:9): enough for what contacts nothing.
 abi::Client offline_client() {
-  char tmpl[] = "/tmp/trainer-cpp-controller-XXXXXX";
-  const char* dir = mkdtemp(tmpl);
-  REQUIRE(dir != nullptr);
-  const std::string path = std::string(dir) + "/kubeconfig";
+  // The client reads its kubeconfig once, at creation.
+  const trainer::testing::TempDir dir("trainer-cpp-controller");
+  const std::string path = dir / "kubeconfig";
   std::ofstream(path) << R"(apiVersion: v1
 kind: Config
 clusters: [{name: c, cluster: {server: "https://127.0.0.1:9"}}]

@@ -7,6 +7,7 @@
 // contacted) with the field path, an exception or an Error from a phase method becomes an error
 // of the render (never a crash), refusals (duplicate and built-in names, a second status plugin, a
 // bad name), the request accessors, and a plugin library loaded with Plugin::load.
+#include "temp_dir.hpp"
 #include "trainer.hpp"
 
 #include <catch2/catch.hpp>
@@ -238,10 +239,8 @@ TEST_CASE("trainer.hpp plugins: the plugin's validation error reaches validate a
 TEST_CASE("trainer.hpp plugins: apply refuses the plugin's field error before the server") {
   auto seen = std::make_shared<Seen>();
   abi::Framework framework = framework_with_cpptest(seen);
-  char tmpl[] = "/tmp/trainer-cpp-plugin-XXXXXX";
-  const char* dir = mkdtemp(tmpl);
-  REQUIRE(dir != nullptr);
-  const std::string kubeconfig = std::string(dir) + "/kubeconfig";
+  const trainer::testing::TempDir dir("trainer-cpp-plugin");
+  const std::string kubeconfig = dir / "kubeconfig";
   std::ofstream(kubeconfig) << R"(apiVersion: v1
 kind: Config
 clusters: [{name: c, cluster: {server: "https://127.0.0.1:9"}}]

@@ -5,6 +5,7 @@
 // the timeout, cancellation (by call, by the callback's answer, by its exception), the run folder
 // read back, and start errors. Pods run in the host fallback (Isolation::kHost), so no privilege
 // is needed (tests/integration/local runs them in namespaces).
+#include "temp_dir.hpp"
 #include "trainer.hpp"
 
 #include <catch2/catch.hpp>
@@ -71,14 +72,6 @@ std::string rendered(const std::string& script) {
   return *yaml;
 }
 
-/// A fresh folder under /tmp; the run folder is `<it>/run`.
-std::string fresh_dir() {
-  char tmpl[] = "/tmp/trainer-cpp-run-XXXXXX";
-  const char* dir = mkdtemp(tmpl);
-  REQUIRE(dir != nullptr);
-  return std::string(dir);
-}
-
 /// What the log callback saw (it runs on the supervisor thread).
 struct Lines {
   std::mutex mutex;
@@ -101,7 +94,8 @@ struct Lines {
 TEST_CASE("trainer.hpp Run: a rendered TrainJob runs to Complete with its log lines") {
   static_assert(!std::is_copy_constructible_v<abi::Run>);
   static_assert(std::is_nothrow_move_constructible_v<abi::Run>);
-  const std::string dir = fresh_dir();
+  const trainer::testing::TempDir tmp("trainer-cpp-run");
+  const std::string& dir = tmp.path();
   auto lines = std::make_shared<Lines>();
   abi::RunOptions options;
   options.run_dir = dir + "/run";
@@ -158,7 +152,8 @@ TEST_CASE("trainer.hpp Run: a rendered TrainJob runs to Complete with its log li
 }
 
 TEST_CASE("trainer.hpp Run: a \\r redraw is a piece that keeps its \\r, \\r\\n a line") {
-  const std::string dir = fresh_dir();
+  const trainer::testing::TempDir tmp("trainer-cpp-run");
+  const std::string& dir = tmp.path();
   auto lines = std::make_shared<Lines>();
   abi::RunOptions options;
   options.run_dir = dir + "/run";
@@ -182,7 +177,8 @@ TEST_CASE("trainer.hpp Run: a \\r redraw is a piece that keeps its \\r, \\r\\n a
 }
 
 TEST_CASE("trainer.hpp Run: a wait that runs out of time, then cancel") {
-  const std::string dir = fresh_dir();
+  const trainer::testing::TempDir tmp("trainer-cpp-run");
+  const std::string& dir = tmp.path();
   auto lines = std::make_shared<Lines>();
   abi::RunOptions options;
   options.run_dir = dir + "/run";
@@ -214,7 +210,8 @@ TEST_CASE("trainer.hpp Run: a wait that runs out of time, then cancel") {
 }
 
 TEST_CASE("trainer.hpp Run: a failing pod fails the run") {
-  const std::string dir = fresh_dir();
+  const trainer::testing::TempDir tmp("trainer-cpp-run");
+  const std::string& dir = tmp.path();
   abi::RunOptions options;
   options.run_dir = dir + "/run";
   options.isolation = abi::Isolation::kHost;
@@ -226,7 +223,8 @@ TEST_CASE("trainer.hpp Run: a failing pod fails the run") {
 }
 
 TEST_CASE("trainer.hpp Run: the log callback cancels by answering false") {
-  const std::string dir = fresh_dir();
+  const trainer::testing::TempDir tmp("trainer-cpp-run");
+  const std::string& dir = tmp.path();
   abi::RunOptions options;
   options.run_dir = dir + "/run";
   options.isolation = abi::Isolation::kHost;
@@ -242,7 +240,8 @@ TEST_CASE("trainer.hpp Run: the log callback cancels by answering false") {
 }
 
 TEST_CASE("trainer.hpp Run: an exception in the log callback cancels, wait() rethrows it") {
-  const std::string dir = fresh_dir();
+  const trainer::testing::TempDir tmp("trainer-cpp-run");
+  const std::string& dir = tmp.path();
   abi::RunOptions options;
   options.run_dir = dir + "/run";
   options.isolation = abi::Isolation::kHost;
@@ -256,7 +255,8 @@ TEST_CASE("trainer.hpp Run: an exception in the log callback cancels, wait() ret
 }
 
 TEST_CASE("trainer.hpp Run: start errors are trainer::Error values") {
-  const std::string dir = fresh_dir();
+  const trainer::testing::TempDir tmp("trainer-cpp-run");
+  const std::string& dir = tmp.path();
   abi::RunOptions options;
   options.isolation = abi::Isolation::kHost;
   auto no_dir = abi::Run::start(rendered("true"), options);
@@ -279,7 +279,8 @@ TEST_CASE("trainer.hpp Run: start errors are trainer::Error values") {
 }
 
 TEST_CASE("trainer.hpp ProgressServer: a run rendered and started with it takes its posts") {
-  const std::string dir = fresh_dir();
+  const trainer::testing::TempDir tmp("trainer-cpp-run");
+  const std::string& dir = tmp.path();
   auto server = abi::ProgressServer::start();
   INFO((server ? std::string() : server.error().message));
   REQUIRE(server.has_value());

@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include "convert_test_support.hpp"
+#include "temp_dir.hpp"
 #include "trainer/local.hpp"
 
 #include <algorithm>
@@ -52,12 +53,11 @@ Run run_locally(const std::string& fixture_name) {
   auto out = render(*c);
   INFO((out ? lines(out->warnings) : text(out.error())));
   REQUIRE(out.has_value());
-  char tmpl[] = "/tmp/trainer-convert-test-XXXXXX";
-  REQUIRE(mkdtemp(tmpl) != nullptr);
+  const trainer::testing::TempDir tmp("trainer-convert-test");
   Run run;
   std::mutex mu;
   ExecutorOptions options;
-  options.run_dir = std::string(tmpl) + "/run";
+  options.run_dir = tmp / "run";
   options.isolation = trainer::local::Isolation::kNamespaces;
   options.on_warning = [](std::string_view) {};
   options.on_log = [&](const trainer::local::LogLine& line) {
@@ -71,8 +71,6 @@ Run run_locally(const std::string& fixture_name) {
   run.status = boost::json::serialize((*started)->status());
   if (run.phase != Phase::kComplete && run.phase != Phase::kFailed) (*started)->cancel();
   (*started)->wait(std::chrono::seconds(30));
-  std::error_code ignored;
-  std::filesystem::remove_all(tmpl, ignored);
   return run;
 }
 

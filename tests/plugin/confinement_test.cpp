@@ -21,8 +21,8 @@ using trainer::ErrorCode;
 namespace {
 
 // user_data: the reply text.
-trainer_status reply_with(void* user_data, const trainer_plugin_request*,
-                          trainer_plugin_reply* reply) {
+trainer_status confinement_reply(void* user_data, const trainer_plugin_request*,
+                                 trainer_plugin_reply* reply) {
   const char* text = static_cast<const char*>(user_data);
   return trainer::detail::plugin_reply_set(reply, text, std::strlen(text));
 }
@@ -32,7 +32,7 @@ std::shared_ptr<const trainer::Framework> c_plugin(bool ml_policy, const char* r
   desc.abi_version = (1U << 16U);
   desc.name = "Evil";
   desc.user_data = const_cast<char*>(reply);  // NOLINT: read only
-  (ml_policy ? desc.enforce_ml_policy : desc.build) = reply_with;
+  (ml_policy ? desc.enforce_ml_policy : desc.build) = confinement_reply;
   auto plugin = trainer::plugin_from_descriptor(desc);
   REQUIRE(plugin);
   std::vector<std::shared_ptr<trainer::Plugin>> plugins;

@@ -46,7 +46,7 @@ std::vector<Flag> flags_of(const Command& command) {
   return flags;
 }
 
-std::string join(const std::vector<std::string_view>& words, std::string_view sep = " ") {
+std::string join_spaced(const std::vector<std::string_view>& words, std::string_view sep = " ") {
   std::string out;
   for (const auto word : words) {
     if (!out.empty()) out += sep;
@@ -65,7 +65,8 @@ std::vector<std::string_view> command_names() {
 
 std::string bash_reply(const Completion& c) {
   switch (c.kind) {
-    case ValueKind::kWords: return "_trainerctl_reply words \"" + join(c.words) + "\" \"$cur\"";
+    case ValueKind::kWords:
+      return "_trainerctl_reply words \"" + join_spaced(c.words) + "\" \"$cur\"";
     case ValueKind::kFiles: return "_trainerctl_reply files \"\" \"$cur\"";
     case ValueKind::kDirs: return "_trainerctl_reply dirs \"\" \"$cur\"";
     case ValueKind::kNone:
@@ -102,7 +103,7 @@ std::string bash_script() {
       "  fi\n"
       "  if ((COMP_CWORD == 1)); then\n"
       "    _trainerctl_reply words \"" +
-      join(command_names()) +
+      join_spaced(command_names()) +
       " help --help --version\" \"$cur\"\n"
       "    return 0\n"
       "  fi\n"
@@ -137,7 +138,7 @@ std::string bash_script() {
     out += "      flags='" + words_text + "' valued='" + valued_text + "' ;;\n";
   }
   out +=
-      "    help) _trainerctl_reply words \"" + join(command_names()) +
+      "    help) _trainerctl_reply words \"" + join_spaced(command_names()) +
       "\" \"$cur\"; return 0 ;;\n"
       "    *) return 0 ;;\n"
       "  esac\n"
@@ -289,7 +290,7 @@ std::string fish_text(std::string_view text) {
 
 std::string fish_values(const Completion& c) {
   switch (c.kind) {
-    case ValueKind::kWords: return " -x -a " + fish_text(join(c.words));
+    case ValueKind::kWords: return " -x -a " + fish_text(join_spaced(c.words));
     case ValueKind::kFiles: return " -r -F";
     case ValueKind::kDirs: return " -x -a '(__fish_complete_directories)'";
     case ValueKind::kFree: return " -x";
@@ -319,7 +320,7 @@ std::string fish_script() {
            " -d " + fish_text(command->summary) + "\n";
   }
   out += "complete -c trainerctl -n '__trainerctl_using help' -a " +
-         fish_text(join(command_names())) + "\n";
+         fish_text(join_spaced(command_names())) + "\n";
   for (const auto* command : all_commands()) {
     const std::string condition =
         " -n " + fish_text("__trainerctl_using " + std::string(command->name));
@@ -332,7 +333,8 @@ std::string fish_script() {
     for (const auto& p : command->positionals) {
       const Completion values = positional_values(p);
       if (values.kind == ValueKind::kWords) {
-        out += "complete -c trainerctl" + condition + " -a " + fish_text(join(values.words)) + "\n";
+        out += "complete -c trainerctl" + condition + " -a " +
+               fish_text(join_spaced(values.words)) + "\n";
       } else if (values.kind == ValueKind::kDirs) {
         out += "complete -c trainerctl" + condition + " -a '(__fish_complete_directories)'\n";
       } else if (values.kind == ValueKind::kFiles) {

@@ -53,11 +53,6 @@ kube::Propagation propagation(const std::string& cascade) {
   return kube::Propagation::kBackground;
 }
 
-int usage(const std::string& message) {
-  std::fprintf(stderr, "error: %s\nRun 'trainerctl delete --help' for usage.\n", message.c_str());
-  return kExitUsage;
-}
-
 // TYPE NAME..., TYPE/NAME..., TYPE --all, TYPE -l SELECTOR.
 int delete_named(const Parsed& args, kube::Client& client, Deleter& deleter,
                  const std::vector<ResourceTarget>& targets) {
@@ -102,17 +97,20 @@ int run_delete(const Parsed& args) {
   const bool all = args.enabled("all");
   const bool selector = args.given("selector");
   if (!files.empty() && !positional.empty()) {
-    return usage("when files are given (-f), you may not name resources as arguments as well");
+    return usage_error(
+        "delete", "when files are given (-f), you may not name resources as arguments as well");
   }
   if (files.empty() && positional.empty()) {
-    return usage("give TYPE NAME..., TYPE/NAME..., TYPE --all, TYPE -l SELECTOR or -f FILE");
+    return usage_error("delete",
+                       "give TYPE NAME..., TYPE/NAME..., TYPE --all, TYPE -l SELECTOR or -f FILE");
   }
-  if (all && selector) return usage("setting 'all' parameter but found a non empty selector.");
+  if (all && selector)
+    return usage_error("delete", "setting 'all' parameter but found a non empty selector.");
   auto targets = parse_resource_args(positional, "delete", all || selector);
-  if (!targets) return usage(targets.error().message);
+  if (!targets) return usage_error("delete", targets.error().message);
   for (const auto& target : *targets) {
     if (target.name.empty() && !all && !selector) {
-      return usage("resource(s) were provided, but no name was specified");
+      return usage_error("delete", "resource(s) were provided, but no name was specified");
     }
   }
   std::vector<json::value> docs;

@@ -290,22 +290,18 @@ void describe_events(kube::Client& client, const json::object& job,
   std::fputs(tab_write(lines, 0, 2).c_str(), stdout);
 }
 
-int usage(const std::string& message) {
-  std::fprintf(stderr, "error: %s\nSee 'trainerctl describe --help' for usage.\n", message.c_str());
-  return kExitUsage;
-}
-
 int run_describe(const Parsed& args) {
   auto targets = parse_resource_args(args.args(), "describe", args.given("selector"));
-  if (!targets) return usage(targets.error().message);
+  if (!targets) return usage_error("describe", targets.error().message);
   auto client = connect(args);
   if (!client) return report_cluster_error(client.error());
   auto resources = resolve(*client, *targets);
   if (!resources) return report_cluster_error(resources.error());
   for (const auto& resource : *resources) {
     if (!is_trainjob(resource)) {
-      return usage("describe shows TrainJobs; for " + resource.resource + ", `trainerctl get " +
-                   resource.resource + "/NAME -o yaml` shows the object");
+      return usage_error("describe", "describe shows TrainJobs; for " + resource.resource +
+                                         ", `trainerctl get " + resource.resource +
+                                         "/NAME -o yaml` shows the object");
     }
   }
   const std::string ns = namespace_of(args, *client);

@@ -39,11 +39,6 @@ bool same_resource(const kube::Resource& a, const kube::Resource& b) {
   return a.group == b.group && a.resource == b.resource;
 }
 
-int usage(const std::string& message) {
-  std::fprintf(stderr, "error: %s\nSee 'trainerctl get --help' for usage.\n", message.c_str());
-  return kExitUsage;
-}
-
 // One kind's rows, printed as one table (consecutive targets of a kind share it, as kubectl's).
 struct Section {
   kube::Resource resource;
@@ -298,9 +293,9 @@ struct GetRun {
 
 int run_get(const Parsed& args) {
   auto output = ObjectOutput::parse(args.value("output"));
-  if (!output) return usage(output.error());
+  if (!output) return usage_error("get", output.error());
   auto targets = parse_resource_args(args.args(), "get", args.given("selector"));
-  if (!targets) return usage(targets.error().message);
+  if (!targets) return usage_error("get", targets.error().message);
   const bool all_namespaces = args.enabled("all-namespaces");
   if (all_namespaces && std::any_of(targets->begin(), targets->end(),
                                     [](const auto& t) { return !t.name.empty(); })) {

@@ -32,8 +32,6 @@ bool run_finished(const std::string& run_dir) {
 }
 
 std::optional<long> parse_count(const std::string& text);
-int usage(const std::string& message);
-
 // How long `logs -f` waits for the state of a run folder that exists but holds no run yet.
 constexpr std::chrono::seconds kStateWait{10};
 
@@ -66,7 +64,7 @@ int run_local_logs(const Parsed& args) {
   std::optional<long> tail;
   if (args.given("tail")) {
     tail = parse_count(args.value("tail"));
-    if (!tail) return usage("--tail must be a number of lines");
+    if (!tail) return usage_error("logs", "--tail must be a number of lines");
   }
   const std::string& run_dir = positional[0];
   const bool follow = args.enabled("follow");
@@ -135,11 +133,6 @@ std::optional<long> parse_count(const std::string& text) {
   return std::stol(text);
 }
 
-int usage(const std::string& message) {
-  std::fprintf(stderr, "error: %s\nRun 'trainerctl logs --help' for usage.\n", message.c_str());
-  return kExitUsage;
-}
-
 // Several pods' streams arrive interleaved: each is cut into lines and the pieces a redraw or an
 // endless line gives (trainer::LogLineSplitter, at most kMaxLogLinePiece bytes held per pod), and
 // written with kubectl's `[pod/<name>/<container>] ` prefix when asked for, pods never sharing a
@@ -186,16 +179,16 @@ class PodLines {
 
 int run_cluster_logs(const Parsed& args) {
   if (args.args().size() > 1)
-    return usage("a TrainJob's logs take one NAME (POD is for run folders)");
+    return usage_error("logs", "a TrainJob's logs take one NAME (POD is for run folders)");
   trainer::cluster::LogsOptions options;
   if (args.given("node")) {
     const auto node = parse_count(args.value("node"));
-    if (!node) return usage("--node must be a node index (0, 1, ...)");
+    if (!node) return usage_error("logs", "--node must be a node index (0, 1, ...)");
     options.node = static_cast<int>(*node);
   }
   if (args.given("tail")) {
     const auto tail = parse_count(args.value("tail"));
-    if (!tail) return usage("--tail must be a number of lines");
+    if (!tail) return usage_error("logs", "--tail must be a number of lines");
     options.tail_lines = *tail;
   }
   options.container = args.value("container");
@@ -208,12 +201,12 @@ int run_cluster_logs(const Parsed& args) {
   std::string name = args.args()[0];
   if (name.find('/') != std::string::npos) {
     auto target = parse_resource_args({name}, "logs");
-    if (!target) return usage(target.error().message);
+    if (!target) return usage_error("logs", target.error().message);
     auto resource = resolve(*client, *target);
     if (!resource) return report_cluster_error(resource.error());
     if (!is_trainjob(resource->front())) {
-      return usage("logs reads a TrainJob's pods: trainjob/NAME or NAME, not " +
-                   resource->front().resource);
+      return usage_error("logs", "logs reads a TrainJob's pods: trainjob/NAME or NAME, not " +
+                                     resource->front().resource);
     }
     name = target->front().name;
   }

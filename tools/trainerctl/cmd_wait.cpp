@@ -15,23 +15,20 @@ namespace {
 
 namespace cluster = trainer::cluster;
 
-int usage(const std::string& message) {
-  std::fprintf(stderr, "error: %s\nRun 'trainerctl wait --help' for usage.\n", message.c_str());
-  return kExitUsage;
-}
-
 int run_wait(const Parsed& args) {
   auto targets = parse_resource_args(args.args(), "wait");
-  if (!targets) return usage(targets.error().message);
+  if (!targets) return usage_error("wait", targets.error().message);
   for (const auto& target : *targets) {
-    if (target.name.empty()) return usage("resource(s) were provided, but no name was specified");
+    if (target.name.empty())
+      return usage_error("wait", "resource(s) were provided, but no name was specified");
   }
   const std::string condition_for = args.value("for");
   const bool for_delete = condition_for == "delete";
   constexpr std::string_view kPrefix = "condition=";
   if (!for_delete && (condition_for.compare(0, kPrefix.size(), kPrefix) != 0 ||
                       condition_for.size() == kPrefix.size())) {
-    return usage("--for must be delete or condition=TYPE[=STATUS], got \"" + condition_for + "\"");
+    return usage_error(
+        "wait", "--for must be delete or condition=TYPE[=STATUS], got \"" + condition_for + "\"");
   }
   std::string condition = for_delete ? std::string() : condition_for.substr(kPrefix.size());
   std::string status = "True";
@@ -40,7 +37,7 @@ int run_wait(const Parsed& args) {
     condition.resize(eq);
   }
   const auto timeout = parse_duration(args.value("timeout"));
-  if (!timeout) return usage("invalid --timeout \"" + args.value("timeout") + "\"");
+  if (!timeout) return usage_error("wait", "invalid --timeout \"" + args.value("timeout") + "\"");
 
   auto client = connect(args);
   if (!client) return report_cluster_error(client.error());
@@ -49,8 +46,8 @@ int run_wait(const Parsed& args) {
   if (!for_delete) {
     for (const auto& resource : *resources) {
       if (!is_trainjob(resource)) {
-        return usage("--for=condition waits for TrainJobs; " + resource.resource +
-                     " can be waited for with --for=delete");
+        return usage_error("wait", "--for=condition waits for TrainJobs; " + resource.resource +
+                                       " can be waited for with --for=delete");
       }
     }
   }

@@ -137,12 +137,9 @@ const Flag* find_short(const Command& command, char shorthand) {
   return nullptr;
 }
 
-int usage_error(const Command& command, const std::string& message,
-                const std::vector<std::string_view>& suggested = {}) {
-  std::fprintf(stderr, "error: %s%s\nSee 'trainerctl %.*s --help' for usage.\n", message.c_str(),
-               did_you_mean(suggested).c_str(), static_cast<int>(command.name.size()),
-               command.name.data());
-  return kExitUsage;
+int flag_usage_error(const Command& command, const std::string& message,
+                     const std::vector<std::string_view>& suggested = {}) {
+  return usage_error(command.name, message + did_you_mean(suggested));
 }
 
 // `--name` candidates for a mistyped long flag name.
@@ -189,13 +186,14 @@ tl::expected<Parsed, int> parse_command(const Command& command, const Args& args
     if (is_boolean(flag)) {
       const auto b = parse_bool(value);
       if (!b) {
-        return usage_error(command, "invalid argument \"" + value + "\" for \"" + flag_label(flag) +
-                                        "\" flag: must be true or false");
+        return flag_usage_error(command, "invalid argument \"" + value + "\" for \"" +
+                                             flag_label(flag) + "\" flag: must be true or false");
       }
       stored = *b ? "true" : "false";
     } else if (!flag.choices.empty() && !accepts(flag.choices, value)) {
-      return usage_error(command, "invalid argument \"" + value + "\" for \"" + flag_label(flag) +
-                                      "\" flag: must be " + join(flag.choices, " or "));
+      return flag_usage_error(command, "invalid argument \"" + value + "\" for \"" +
+                                           flag_label(flag) + "\" flag: must be " +
+                                           join(flag.choices, " or "));
     }
     auto& slot = out.values_[std::string(flag.name)];
     if (!flag.repeatable && !flag.comma_list) slot.clear();
@@ -233,13 +231,13 @@ tl::expected<Parsed, int> parse_command(const Command& command, const Args& args
       const std::size_t eq = arg.find('=');
       const std::string name = arg.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
       if (name.empty() || name[0] == '-') {
-        return tl::unexpected(usage_error(command, "bad flag syntax: " + arg));
+        return tl::unexpected(flag_usage_error(command, "bad flag syntax: " + arg));
       }
       const Flag* flag = find_long(command, name);
       if (flag == nullptr) {
         if (name == "help") return tl::unexpected(help());
-        return tl::unexpected(usage_error(command, "unknown flag: --" + name,
-                                          flag_suggestions(command, name, storage)));
+        return tl::unexpected(flag_usage_error(command, "unknown flag: --" + name,
+                                               flag_suggestions(command, name, storage)));
       }
       std::string value;
       if (eq != std::string::npos) {
@@ -249,7 +247,7 @@ tl::expected<Parsed, int> parse_command(const Command& command, const Args& args
       } else if (i + 1 < args.size()) {
         value = args[++i];
       } else {
-        return tl::unexpected(usage_error(command, "flag needs an argument: --" + name));
+        return tl::unexpected(flag_usage_error(command, "flag needs an argument: --" + name));
       }
       if (auto rc = take(*flag, value)) return tl::unexpected(*rc);
       continue;
@@ -263,8 +261,8 @@ tl::expected<Parsed, int> parse_command(const Command& command, const Args& args
         // `-uid`: a long name written with one dash.
         const std::string rest = arg.substr(1, arg.find('=') - 1);
         return tl::unexpected(
-            usage_error(command, std::string("unknown shorthand flag: '") + c + "' in " + arg,
-                        flag_suggestions(command, rest, storage)));
+            flag_usage_error(command, std::string("unknown shorthand flag: '") + c + "' in " + arg,
+                             flag_suggestions(command, rest, storage)));
       }
       const std::string tail = arg.substr(k + 1);
       std::string value;
@@ -279,7 +277,7 @@ tl::expected<Parsed, int> parse_command(const Command& command, const Args& args
       } else if (i + 1 < args.size()) {
         value = args[++i];
       } else {
-        return tl::unexpected(usage_error(
+        return tl::unexpected(flag_usage_error(
             command, std::string("flag needs an argument: '") + c + "' in -" + std::string(1, c)));
       }
       if (auto rc = take(*flag, value)) return tl::unexpected(*rc);
@@ -290,27 +288,27 @@ tl::expected<Parsed, int> parse_command(const Command& command, const Args& args
   for (const auto& flag : command.flags) {
     if (!flag.required || out.given(flag.name)) continue;
     const std::string spelled = flag_spelling(flag) + " " + std::string(flag.value_name);
-    return tl::unexpected(usage_error(
+    return tl::unexpected(flag_usage_error(
         command,
         (flag.repeatable || flag.comma_list ? "at least one " : "") + spelled + " is required"));
   }
   std::size_t required = 0;
   for (const auto& p : command.positionals) required += p.required ? 1 : 0;
   if (out.args_.size() < required) {
-    return tl::unexpected(usage_error(
+    return tl::unexpected(flag_usage_error(
         command, std::string(command.positionals[out.args_.size()].name) + " is required"));
   }
   const bool open_ended = !command.positionals.empty() && command.positionals.back().repeated;
   if (out.args_.size() > command.positionals.size() && !open_ended) {
-    return tl::unexpected(usage_error(
+    return tl::unexpected(flag_usage_error(
         command, "unexpected argument \"" + out.args_[command.positionals.size()] + "\""));
   }
   for (std::size_t i = 0; i < out.args_.size(); ++i) {
     const auto& p = command.positionals[std::min(i, command.positionals.size() - 1)];
     if (!p.choices.empty() && !accepts(p.choices, out.args_[i])) {
-      return tl::unexpected(usage_error(command, "invalid argument \"" + out.args_[i] + "\" for " +
-                                                     std::string(p.name) + ": must be " +
-                                                     join(p.choices, " or ")));
+      return tl::unexpected(flag_usage_error(command, "invalid argument \"" + out.args_[i] +
+                                                          "\" for " + std::string(p.name) +
+                                                          ": must be " + join(p.choices, " or ")));
     }
   }
   return out;
@@ -383,6 +381,12 @@ std::string did_you_mean(const std::vector<std::string_view>& suggested) {
   std::string out = "\n\nDid you mean this?\n";
   for (const auto s : suggested) out += "\t" + std::string(s) + "\n";
   return out;
+}
+
+int usage_error(std::string_view command, const std::string& message) {
+  std::fprintf(stderr, "error: %s\nSee 'trainerctl %.*s --help' for usage.\n", message.c_str(),
+               static_cast<int>(command.size()), command.data());
+  return kExitUsage;
 }
 
 }  // namespace trainerctl

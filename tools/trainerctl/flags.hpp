@@ -109,4 +109,8 @@ class Parsed {
 /// `\n\nDid you mean this?\n\t<s>\n...` for non-empty `suggested`, else "".
 [[nodiscard]] std::string did_you_mean(const std::vector<std::string_view>& suggested);
 
+/// Prints `error: <message>` and where `command`'s usage is (`See 'trainerctl <command> --help'
+/// for usage.`) to stderr; returns the usage exit code (2).
+int usage_error(std::string_view command, const std::string& message);
+
 }  // namespace trainerctl

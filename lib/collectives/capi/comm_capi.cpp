@@ -14,12 +14,9 @@ struct trainer_comm {
 namespace {
 
 namespace tc = trainer::collectives;
+using trainer::capi::bad_argument;
 using trainer::capi::guard;
 using trainer::capi::set_error;
-
-trainer_status bad_argument(trainer_error** err, std::string message) {
-  return set_error(err, TRAINER_E_INVALID_ARGUMENT, std::move(message));
-}
 
 // NULL options mean the defaults.
 trainer_status to_options(const trainer_comm_options* in, tc::CommOptions* out,

@@ -3,6 +3,7 @@
 // device pointers for the operations that need no host-side arithmetic; everything else (and
 // every operation on a non-CUDA-aware MPI) goes through persistent pinned host staging buffers:
 // D2H copy, the host MPI operation, H2D copy. Compiled only with MPI and CUDA.
+#include "collectives/cuda_error.hpp"
 #include "collectives/mpi/mpi_backend.hpp"
 
 #include <cuda_runtime_api.h>
@@ -13,10 +14,6 @@
 
 namespace trainer::collectives::detail {
 namespace {
-
-tl::unexpected<Error> cuda_fail(const char* what, cudaError_t e) {
-  return fail(ErrorCode::kIo, std::string(what) + " failed: " + cudaGetErrorString(e));
-}
 
 bool mpi_is_cuda_aware() noexcept {
 #if defined(OMPI_HAVE_MPI_EXT_CUDA) && OMPI_HAVE_MPI_EXT_CUDA

@@ -3,6 +3,7 @@
 // communicators (ncclCommInitRankConfig with blocking = 0) so that every wait has a timeout,
 // asynchronous errors polled with ncclCommGetAsyncError, ncclCommAbort on error or timeout.
 #include "collectives/comm_impl.hpp"
+#include "collectives/cuda_error.hpp"
 
 #include <cuda_runtime_api.h>
 #include <nccl.h>
@@ -42,10 +43,6 @@ ncclRedOp_t nccl_op(ReduceOp op) noexcept {
     case ReduceOp::kAvg: return ncclAvg;  // integer types: sum, then divide (truncating)
   }
   return ncclSum;
-}
-
-tl::unexpected<Error> cuda_fail(const char* what, cudaError_t e) {
-  return fail(ErrorCode::kIo, std::string(what) + " failed: " + cudaGetErrorString(e));
 }
 
 class NcclComm final : public CommImpl {

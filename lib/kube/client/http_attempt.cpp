@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "kube/client/http_attempt.hpp"
 
+#include "api/ascii.hpp"
 #include "kube/client/cancel.hpp"
 #include "kube/client/curl_handles.hpp"
 #include "kube/client/json_body.hpp"
@@ -66,14 +67,7 @@ std::string lowercase(std::string_view text) {
   return out;
 }
 
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\r' ||
-                           text.back() == '\n')) {
-    text.remove_suffix(1);
-  }
-  return text;
-}
+using ascii::trim;
 
 size_t on_header(char* data, size_t size, size_t count, void* user) {
   auto& exchange = *static_cast<Exchange*>(user);

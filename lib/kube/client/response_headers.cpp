@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "kube/client/response_headers.hpp"
 
+#include "api/ascii.hpp"
+
 #include <algorithm>
 #include <charconv>
 
@@ -9,13 +11,6 @@ namespace trainer::kube::detail {
 namespace {
 
 constexpr long kMaxRetryAfterSeconds = 24L * 3600;
-
-std::string_view trim(std::string_view text) {
-  const auto begin = text.find_first_not_of(" \t");
-  if (begin == std::string_view::npos) return {};
-  const auto end = text.find_last_not_of(" \t");
-  return text.substr(begin, end - begin + 1);
-}
 
 void skip_spaces(std::string_view text, std::size_t& at) {
   while (at < text.size() && (text[at] == ' ' || text[at] == '\t')) ++at;
@@ -42,7 +37,7 @@ std::optional<std::string> read_quoted(std::string_view text, std::size_t& at) {
 }  // namespace
 
 std::optional<long> parse_retry_after(std::string_view value) {
-  value = trim(value);
+  value = ascii::trim(value, ascii::kHttpWhitespace);
   long seconds = 0;
   const auto* end = value.data() + value.size();
   const auto parsed = std::from_chars(value.data(), end, seconds);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "kube/client/status_error.hpp"
 
+#include "api/ascii.hpp"
 #include "kube/client/json_body.hpp"
 #include "trainer/json_path.hpp"
 
@@ -51,16 +52,6 @@ std::string invalid_text(const std::string& message, const boost::json::object* 
 std::string lower(std::string text) {
   for (auto& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return text;
-}
-
-std::string trim(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())) != 0) {
-    text.remove_prefix(1);
-  }
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())) != 0) {
-    text.remove_suffix(1);
-  }
-  return std::string(text);
 }
 
 }  // namespace
@@ -125,7 +116,8 @@ Error error_from_response(long http_status, std::string_view content_type, std::
   // message, anything else is "unknown".
   std::string server_message = "unknown";
   if (content_type.empty() || content_type.rfind("text/", 0) == 0) {
-    server_message = trim(body.substr(0, 2048));
+    // Go's strings.TrimSpace, for the ASCII spaces it removes.
+    server_message = std::string(ascii::trim(body.substr(0, 2048), " \t\n\v\f\r"));
   }
   Error error;
   error.http_status = static_cast<int>(http_status);

@@ -11,7 +11,8 @@
 #   host      --isolation host: hostnames rewritten to 127.0.0.1, warning printed
 #   setupfail pods whose container cannot start (no such program, a program that is not
 #             executable, a missing hostPath, a mount point that cannot be made, a missing
-#             workingDir), each LOCAL_ITERATIONS times (default 50) with a hang guard, with and
+#             workingDir), each LOCAL_ITERATIONS times (default 50; 10 under the asan preset,
+#             where each run costs ten times as much) with a hang guard, with and
 #             without namespaces: the run ends Failed at once, naming the pod and the cause
 #   users     securityContext: runAsUser/runAsGroup/supplementalGroups/fsGroup (pod and
 #             container level, container wins) applied as root; runAsNonRoot and a non-root

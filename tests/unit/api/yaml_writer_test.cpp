@@ -18,7 +18,7 @@
 namespace {
 
 namespace fs = std::filesystem;
-namespace json = boost::json;
+namespace bjson = boost::json;
 
 std::string read_text(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -27,7 +27,7 @@ std::string read_text(const fs::path& p) {
   return s.str();
 }
 
-void check_round_trip(const json::value& doc, const std::string& where) {
+void check_round_trip(const bjson::value& doc, const std::string& where) {
   INFO(where);
   const std::string text = trainer::encode_yaml(doc);
   INFO(text);
@@ -54,7 +54,7 @@ std::vector<fs::path> yaml_files() {
 
 // Equal as documents read back from YAML: an integral double below 1e21 reads back as the
 // integer (docs/yaml.md, scalar resolution), everything else must be identical.
-bool same_document(const json::value& a, const json::value& b) {
+bool same_document(const bjson::value& a, const bjson::value& b) {
   if (a.is_double() && (b.is_int64() || b.is_uint64())) return same_document(b, a);
   if ((a.is_int64() || a.is_uint64()) && b.is_double()) {
     const double d = b.get_double();
@@ -241,12 +241,12 @@ TEST_CASE("encode_yaml round-trips hard keys and values", "[yaml][writer][proper
   }
   for (const auto& h : hard) {
     INFO("string of " << h.size() << " bytes: " << h.substr(0, 60));
-    for (const json::value& doc :
-         {json::value(json::string(h)), json::value(json::object{{h, json::string(h)}}),
-          json::value(json::array{json::string(h), json::object{{h, 1}, {"next", h}}}),
-          json::value(json::object{
-              {"m", json::object{{h, json::array{json::object{{h, json::object{{h, h}}}}}}}}}),
-          json::value(json::object{{h, json::object{{"a", 1}}}, {"b", json::array{h}}})}) {
+    for (const bjson::value& doc :
+         {bjson::value(bjson::string(h)), bjson::value(bjson::object{{h, bjson::string(h)}}),
+          bjson::value(bjson::array{bjson::string(h), bjson::object{{h, 1}, {"next", h}}}),
+          bjson::value(bjson::object{
+              {"m", bjson::object{{h, bjson::array{bjson::object{{h, bjson::object{{h, h}}}}}}}}}),
+          bjson::value(bjson::object{{h, bjson::object{{"a", 1}}}, {"b", bjson::array{h}}})}) {
       const std::string yaml = trainer::encode_yaml(doc);
       INFO(yaml.substr(0, 300));
       auto back = trainer::parse_documents(yaml);
@@ -374,63 +374,63 @@ TEST_CASE("encode_yaml round-trips every scalar style in every place", "[yaml][w
                                             "(x)",
                                             std::string(40, 'x') + " " + std::string(90, 'y'),
                                             "#!/bin/bash\nset -e\necho \"$HOSTNAME\"\n"};
-  json::object map;
-  json::array seq;
+  bjson::object map;
+  bjson::array seq;
   for (std::size_t i = 0; i < strings.size(); ++i) {
-    map["k" + std::to_string(i)] = json::string(strings[i]);
-    seq.emplace_back(json::string(strings[i]));
-    check_round_trip(json::object{{"value", json::string(strings[i])}}, "value " + strings[i]);
-    check_round_trip(json::array{json::string(strings[i])}, "item " + strings[i]);
-    check_round_trip(json::object{{strings[i], 1}}, "key " + strings[i]);
+    map["k" + std::to_string(i)] = bjson::string(strings[i]);
+    seq.emplace_back(bjson::string(strings[i]));
+    check_round_trip(bjson::object{{"value", bjson::string(strings[i])}}, "value " + strings[i]);
+    check_round_trip(bjson::array{bjson::string(strings[i])}, "item " + strings[i]);
+    check_round_trip(bjson::object{{strings[i], 1}}, "key " + strings[i]);
     check_round_trip(
-        json::object{
-            {"deep", json::array{json::object{
-                         {"list", json::array{json::string(strings[i]), json::array{}}}}}}},
+        bjson::object{
+            {"deep", bjson::array{bjson::object{
+                         {"list", bjson::array{bjson::string(strings[i]), bjson::array{}}}}}}},
         "nested " + strings[i]);
   }
   check_round_trip(map, "all values");
   check_round_trip(seq, "all items");
-  check_round_trip(json::object{{std::string(1500, 'k'), "long key"}}, "long key");
+  check_round_trip(bjson::object{{std::string(1500, 'k'), "long key"}}, "long key");
 }
 
 TEST_CASE("encode_yaml lays out every kind of node", "[yaml][writer]") {
   using trainer::encode_yaml;
-  CHECK(encode_yaml(json::object{}) == "{}\n");
-  CHECK(encode_yaml(json::array{}) == "[]\n");
-  CHECK(encode_yaml(json::object{{"nil", nullptr},
-                                 {"b", true},
-                                 {"i", -7},
-                                 {"u", 18446744073709551615ULL},
-                                 {"d", 0.25},
-                                 {"e", json::object{}},
-                                 {"a", json::array{}},
-                                 {"s", "29500"}}) ==
+  CHECK(encode_yaml(bjson::object{}) == "{}\n");
+  CHECK(encode_yaml(bjson::array{}) == "[]\n");
+  CHECK(encode_yaml(bjson::object{{"nil", nullptr},
+                                  {"b", true},
+                                  {"i", -7},
+                                  {"u", 18446744073709551615ULL},
+                                  {"d", 0.25},
+                                  {"e", bjson::object{}},
+                                  {"a", bjson::array{}},
+                                  {"s", "29500"}}) ==
         "nil: ~\nb: true\ni: -7\nu: 18446744073709551615\nd: 0.25\ne: {}\na: []\ns: \"29500\"\n");
-  CHECK(encode_yaml(json::object{
-            {"m",
-             json::object{{"k", "v"}, {"seq", json::array{1, json::object{{"x", 1}, {"w", 2}}}}}},
+  CHECK(encode_yaml(bjson::object{
+            {"m", bjson::object{{"k", "v"},
+                                {"seq", bjson::array{1, bjson::object{{"x", 1}, {"w", 2}}}}}},
             {"z", 0}}) == "m:\n  k: v\n  seq:\n    - 1\n    - x: 1\n      w: 2\nz: 0\n");
-  CHECK(encode_yaml(json::array{json::array{1, json::array{2, 3}}, json::array{}, json::object{},
-                                json::object{{"a", json::array{}}}}) ==
+  CHECK(encode_yaml(bjson::array{bjson::array{1, bjson::array{2, 3}}, bjson::array{},
+                                 bjson::object{}, bjson::object{{"a", bjson::array{}}}}) ==
         "- - 1\n  - - 2\n    - 3\n- []\n- {}\n- a: []\n");
   // literal blocks take the indentation of their place and need no blank line after them
-  CHECK(encode_yaml(json::object{{"hostfile", "a slots=1\nb slots=1\n"}, {"next", 1}}) ==
+  CHECK(encode_yaml(bjson::object{{"hostfile", "a slots=1\nb slots=1\n"}, {"next", 1}}) ==
         "hostfile: |\n  a slots=1\n  b slots=1\nnext: 1\n");
-  CHECK(encode_yaml(json::array{"x\n\ny\n", json::object{{"k", "v\n"}}}) ==
+  CHECK(encode_yaml(bjson::array{"x\n\ny\n", bjson::object{{"k", "v\n"}}}) ==
         "- |\n  x\n\n  y\n- k: |\n    v\n");
   // double-quoted scalars escape what YAML readers would not keep
-  CHECK(encode_yaml(json::object{{"q", "a\"b\\c\td\x01"}}) == "q: \"a\\\"b\\\\c\\td\\x01\"\n");
+  CHECK(encode_yaml(bjson::object{{"q", "a\"b\\c\td\x01"}}) == "q: \"a\\\"b\\\\c\\td\\x01\"\n");
   // a key that cannot be plain is double-quoted; one longer than a simple key is explicit
-  CHECK(encode_yaml(json::object{{"yes", 1}}) == "\"yes\": 1\n");
-  CHECK(encode_yaml(json::object{{"\xc2\x85\xe2\x80\xa8\xef\xbb\xbf", "\x7f"}}) ==
+  CHECK(encode_yaml(bjson::object{{"yes", 1}}) == "\"yes\": 1\n");
+  CHECK(encode_yaml(bjson::object{{"\xc2\x85\xe2\x80\xa8\xef\xbb\xbf", "\x7f"}}) ==
         "\"\\x85\\u2028\\ufeff\": \"\\x7f\"\n");
-  CHECK(encode_yaml(json::object{{std::string(1023, 'a') + "#", json::object{{"b", 1}}}}) ==
+  CHECK(encode_yaml(bjson::object{{std::string(1023, 'a') + "#", bjson::object{{"b", 1}}}}) ==
         "? \"" + std::string(1023, 'a') + "#\"\n:\n  b: 1\n");
-  CHECK(encode_yaml(json::array{json::object{{std::string(1025, 'k'), 1}, {"z", 2}}}) ==
+  CHECK(encode_yaml(bjson::array{bjson::object{{std::string(1025, 'k'), 1}, {"z", 2}}}) ==
         "- ? " + std::string(1025, 'k') + "\n  : 1\n  z: 2\n");
-  CHECK(encode_yaml(json::value("bare")) == "bare\n");
-  CHECK(encode_yaml(json::value(nullptr)) == "~\n");
+  CHECK(encode_yaml(bjson::value("bare")) == "bare\n");
+  CHECK(encode_yaml(bjson::value(nullptr)) == "~\n");
 
-  std::vector<json::value> stream = {json::object{}, json::array{1}, json::object{{"a", 1}}};
+  std::vector<bjson::value> stream = {bjson::object{}, bjson::array{1}, bjson::object{{"a", 1}}};
   CHECK(trainer::encode_yaml_stream(stream) == "{}\n---\n- 1\n---\na: 1\n");
 }

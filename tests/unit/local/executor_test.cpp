@@ -6,6 +6,7 @@
 // isolation: no privilege needed.
 #include <catch2/catch.hpp>
 
+#include "temp_dir.hpp"
 #include "trainer/local.hpp"
 
 #include <boost/json.hpp>
@@ -33,20 +34,15 @@ json::value chatty_jobset() {
           "while true; do echo line; sleep 0.01; done"]}]}}}}}]}})");
 }
 
-std::string fresh_dir() {
-  char tmpl[] = "/tmp/trainer-executor-test-XXXXXX";
-  REQUIRE(mkdtemp(tmpl) != nullptr);
-  return std::string(tmpl) + "/run";
-}
-
 }  // namespace
 
 TEST_CASE("executor: a log callback may call status() and cancel()") {
   for (int round = 0; round < 20; ++round) {
     std::atomic<Executor*> self{nullptr};
     std::atomic<int> lines{0};
+    const trainer::testing::TempDir tmp("trainer-executor-test");
     ExecutorOptions options;
-    options.run_dir = fresh_dir();
+    options.run_dir = tmp / "run";
     options.isolation = trainer::local::Isolation::kHost;
     options.on_warning = [](std::string_view) {};
     options.on_log = [&](const trainer::local::LogLine&) {

@@ -9,6 +9,7 @@
 #include "local/plan.hpp"
 #include "local/run_folder.hpp"
 #include "local/volumes.hpp"
+#include "temp_dir.hpp"
 
 #include <boost/json.hpp>
 
@@ -28,6 +29,7 @@ namespace json = boost::json;
 using namespace trainer::local::detail;
 using trainer::FieldError;
 using trainer::FieldErrorType;
+using trainer::testing::TempDir;
 
 std::vector<std::string> texts(const std::vector<FieldError>& errs) {
   std::vector<std::string> out;
@@ -41,20 +43,6 @@ std::string read_text(const std::string& path) {
   buf << in.rdbuf();
   return buf.str();
 }
-
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char tmpl[] = "/tmp/trainer-safety-XXXXXX";
-    const char* d = mkdtemp(tmpl);
-    REQUIRE(d != nullptr);
-    path = d;
-  }
-  ~TempDir() {
-    const std::string cmd = "rm -rf '" + path + "'";
-    if (std::system(cmd.c_str()) != 0) WARN("could not remove " << path);
-  }
-};
 
 }  // namespace
 
@@ -111,17 +99,17 @@ TEST_CASE("validate_file_mode and validate_mount_path", "[local]") {
 }
 
 TEST_CASE("open_below creates folders and never follows a symbolic link", "[local]") {
-  TempDir t;
-  auto root = open_root(t.path + "/run");
+  const TempDir t("trainer-safety");
+  auto root = open_root(t.path() + "/run");
   REQUIRE(root);
   auto made = open_below(root->get(), "a/./b//c", true, "run");
   REQUIRE(made);
   struct stat st {};
-  CHECK(stat((t.path + "/run/a/b/c").c_str(), &st) == 0);
+  CHECK(stat((t.path() + "/run/a/b/c").c_str(), &st) == 0);
   CHECK(S_ISDIR(st.st_mode));
 
-  REQUIRE(mkdir((t.path + "/outside").c_str(), 0755) == 0);
-  REQUIRE(symlink((t.path + "/outside").c_str(), (t.path + "/run/link").c_str()) == 0);
+  REQUIRE(mkdir((t.path() + "/outside").c_str(), 0755) == 0);
+  REQUIRE(symlink((t.path() + "/outside").c_str(), (t.path() + "/run/link").c_str()) == 0);
   for (const char* rel : {"link", "link/x", "a/../link"}) {
     INFO(rel);
     auto through = open_below(root->get(), rel, true, "run");
@@ -131,28 +119,28 @@ TEST_CASE("open_below creates folders and never follows a symbolic link", "[loca
   auto refused = open_below(root->get(), "link/x", true, "run");
   CHECK_THAT(refused.error().message,
              Catch::Contains("run/link") && Catch::Contains("does not follow"));
-  CHECK(rmdir((t.path + "/outside").c_str()) == 0);  // still empty
+  CHECK(rmdir((t.path() + "/outside").c_str()) == 0);  // still empty
   // Without create, a missing folder is an error, not created.
   CHECK_FALSE(open_below(root->get(), "missing", false, "run"));
-  CHECK(stat((t.path + "/run/missing").c_str(), &st) != 0);
+  CHECK(stat((t.path() + "/run/missing").c_str(), &st) != 0);
 }
 
 TEST_CASE("open_root gives its mode to the folder itself, 0755 to new parents", "[local]") {
-  TempDir t;
+  const TempDir t("trainer-safety");
   const mode_t old = umask(0);
-  auto root = open_root(t.path + "/runs/one", 0700);
+  auto root = open_root(t.path() + "/runs/one", 0700);
   umask(old);
   REQUIRE(root);
   struct stat st {};
-  REQUIRE(stat((t.path + "/runs").c_str(), &st) == 0);
+  REQUIRE(stat((t.path() + "/runs").c_str(), &st) == 0);
   CHECK((st.st_mode & 07777) == 0755);
   REQUIRE(fstat(root->get(), &st) == 0);
   CHECK((st.st_mode & 07777) == 0700);
 }
 
 TEST_CASE("open_node_below finds files and folders, creates a missing folder", "[local]") {
-  TempDir t;
-  auto root = open_root(t.path);
+  const TempDir t("trainer-safety");
+  auto root = open_root(t.path());
   REQUIRE(root);
   REQUIRE(write_file_below(root->get(), "d/file", "x", 0644, "t"));
   auto file = open_node_below(root->get(), "d/file", "t");
@@ -161,31 +149,31 @@ TEST_CASE("open_node_below finds files and folders, creates a missing folder", "
   auto dir = open_node_below(root->get(), "d/new/sub", "t");
   REQUIRE(dir);
   CHECK(dir->is_dir);
-  REQUIRE(symlink("/etc", (t.path + "/d/etc").c_str()) == 0);
+  REQUIRE(symlink("/etc", (t.path() + "/d/etc").c_str()) == 0);
   CHECK_FALSE(open_node_below(root->get(), "d/etc", "t"));
   CHECK_FALSE(open_node_below(root->get(), "d/etc/passwd", "t"));
 }
 
 TEST_CASE("write_file_below replaces links instead of writing through them", "[local]") {
-  TempDir t;
-  const std::string sentinel = t.path + "/sentinel";
+  const TempDir t("trainer-safety");
+  const std::string sentinel = t.path() + "/sentinel";
   std::ofstream(sentinel) << "untouched";
-  auto root = open_root(t.path + "/run");
+  auto root = open_root(t.path() + "/run");
   REQUIRE(root);
   // A symbolic link and a hard link to the sentinel, planted where files will be written.
-  REQUIRE(symlink(sentinel.c_str(), (t.path + "/run/soft").c_str()) == 0);
-  REQUIRE(link(sentinel.c_str(), (t.path + "/run/hard").c_str()) == 0);
+  REQUIRE(symlink(sentinel.c_str(), (t.path() + "/run/soft").c_str()) == 0);
+  REQUIRE(link(sentinel.c_str(), (t.path() + "/run/hard").c_str()) == 0);
   const mode_t old = umask(0);
   CHECK(write_file_below(root->get(), "soft", "new", 0644, "run"));
   CHECK(write_file_below(root->get(), "hard", "new", 0600, "run"));
   umask(old);
   CHECK(read_text(sentinel) == "untouched");
-  CHECK(read_text(t.path + "/run/hard") == "new");
+  CHECK(read_text(t.path() + "/run/hard") == "new");
   struct stat st {};
-  REQUIRE(lstat((t.path + "/run/soft").c_str(), &st) == 0);
+  REQUIRE(lstat((t.path() + "/run/soft").c_str(), &st) == 0);
   CHECK(S_ISREG(st.st_mode));
   CHECK((st.st_mode & 07777) == 0644);
-  REQUIRE(stat((t.path + "/run/hard").c_str(), &st) == 0);
+  REQUIRE(stat((t.path() + "/run/hard").c_str(), &st) == 0);
   CHECK((st.st_mode & 07777) == 0600);
   // Not a file name.
   CHECK_FALSE(write_file_below(root->get(), "dir/", "x", 0644, "run"));

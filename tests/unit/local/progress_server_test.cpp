@@ -8,6 +8,7 @@
 
 #include "local/progress_registry.hpp"
 #include "serving/certificates.hpp"
+#include "temp_dir.hpp"
 #include "trainer/base64.hpp"
 
 #include "trainer/local.hpp"
@@ -28,12 +29,6 @@ using trainer::ErrorCode;
 using trainer::local::ProgressServer;
 using trainer::serving::progress_audience;
 using trainer::serving::ProgressOutcome;
-
-std::string fresh_dir() {
-  char tmpl[] = "/tmp/trainer-progress-test-XXXXXX";
-  REQUIRE(mkdtemp(tmpl) != nullptr);
-  return std::string(tmpl) + "/run";
-}
 
 json::object post(int percent) {
   return {{"progressPercentage", percent}, {"lastUpdatedTime", "2026-01-01T00:00:00Z"}};
@@ -158,8 +153,9 @@ TEST_CASE("executor: a projected token without a progress server is refused befo
           "volumeMounts": [{"name": "t", "mountPath": "/var/run/t"}]}],
         "volumes": [{"name": "t", "projected": {"sources": [
           {"serviceAccountToken": {"path": "token", "audience": "vault"}}]}}]}}}}}]}})");
+  const trainer::testing::TempDir tmp("trainer-progress-test");
   trainer::local::ExecutorOptions options;
-  options.run_dir = fresh_dir();
+  options.run_dir = tmp / "run";
   options.isolation = trainer::local::Isolation::kHost;
   auto started = trainer::local::Executor::start({jobset}, options);
   REQUIRE_FALSE(started);

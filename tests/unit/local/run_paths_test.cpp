@@ -8,6 +8,7 @@
 // run pods in namespaces and are skipped (with a warning) when not root.
 #include <catch2/catch.hpp>
 
+#include "temp_dir.hpp"
 #include "trainer.h"
 
 #include <cstdio>
@@ -51,18 +52,11 @@ std::size_t entries(const std::string& dir) {
 // A scratch folder: `sentinel` (a file), `outside/` (an empty folder) and the run folder `run`
 // (not created).
 struct Scratch {
-  std::string base;
+  const trainer::testing::TempDir dir{"trainer-paths"};
+  const std::string base = dir.path();
   Scratch() {
-    char tmpl[] = "/tmp/trainer-paths-XXXXXX";
-    const char* d = mkdtemp(tmpl);
-    REQUIRE(d != nullptr);
-    base = d;
     std::ofstream(base + "/sentinel") << kSentinel;
     REQUIRE(mkdir((base + "/outside").c_str(), 0755) == 0);
-  }
-  ~Scratch() {
-    const std::string cmd = "rm -rf '" + base + "'";
-    if (std::system(cmd.c_str()) != 0) std::fprintf(stderr, "could not remove %s\n", base.c_str());
   }
   std::string run() const { return base + "/run"; }
   void check_untouched() const {

@@ -6,6 +6,7 @@
 // never meets a partial document. Host isolation: no privilege needed.
 #include <catch2/catch.hpp>
 
+#include "temp_dir.hpp"
 #include "trainer/local.hpp"
 
 #include <boost/json.hpp>
@@ -26,6 +27,7 @@ namespace json = boost::json;
 using trainer::local::Executor;
 using trainer::local::ExecutorOptions;
 using trainer::local::Phase;
+using trainer::testing::TempDir;
 
 // One replicated job of `pods` pods running `script`, restarted `restarts` times when it fails.
 json::value jobset(int pods, const std::string& script, int restarts = 0) {
@@ -49,25 +51,9 @@ json::value jobset(int pods, const std::string& script, int restarts = 0) {
                       {"spec", std::move(spec)}};
 }
 
-// A temporary folder, removed with everything below it at the end of the test.
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char tmpl[] = "/tmp/trainer-state-test-XXXXXX";
-    REQUIRE(mkdtemp(tmpl) != nullptr);
-    path = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-};
-
 ExecutorOptions host_options(const TempDir& tmp) {
   ExecutorOptions options;
-  options.run_dir = tmp.path + "/run";
+  options.run_dir = tmp.path() + "/run";
   options.isolation = trainer::local::Isolation::kHost;
   options.on_warning = [](std::string_view) {};
   return options;
@@ -80,7 +66,7 @@ std::int64_t count(const json::value& state, const char* what) {
 }  // namespace
 
 TEST_CASE("state.json: current while the executor waits, final when the run ends") {
-  const TempDir tmp;
+  const TempDir tmp("trainer-state-test");
   auto options = host_options(tmp);
   const auto dir = options.run_dir;
   std::atomic<int> statuses{0};
@@ -90,7 +76,7 @@ TEST_CASE("state.json: current while the executor waits, final when the run ends
     last_status = s;  // the supervisor thread only, never concurrently
   };
   // Six pods that start in one step and wait for a file before they end.
-  const std::string go = tmp.path + "/go";
+  const std::string go = tmp.path() + "/go";
   auto started = Executor::start({jobset(6, "while [ ! -e " + go + " ]; do sleep 0.02; done")},
                                  std::move(options));
   REQUIRE(started.has_value());
@@ -124,7 +110,7 @@ TEST_CASE("state.json: current while the executor waits, final when the run ends
 }
 
 TEST_CASE("state.json: output that keeps the executor busy does not hold the state back") {
-  const TempDir tmp;
+  const TempDir tmp("trainer-state-test");
   auto options = host_options(tmp);
   const auto dir = options.run_dir;
   // Pod 0 ends at once; pod 1 prints without a pause, so the supervisor always has output to
@@ -147,7 +133,7 @@ TEST_CASE("state.json: output that keeps the executor busy does not hold the sta
 }
 
 TEST_CASE("state.json: a reader never sees a partial document") {
-  const TempDir tmp;
+  const TempDir tmp("trainer-state-test");
   auto options = host_options(tmp);
   const auto dir = options.run_dir;
   // Eight pods failing at once, the JobSet restarted three times: many changes in a short time.

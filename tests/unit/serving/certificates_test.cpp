@@ -14,7 +14,7 @@ bool contains(const std::vector<std::string>& list, const std::string& value) {
   return std::find(list.begin(), list.end(), value) != list.end();
 }
 
-const std::vector<std::string> kHosts = {
+const std::vector<std::string> kCertificateHosts = {
     "kubeflow-trainer-controller-manager.kubeflow-system.svc",
     "kubeflow-trainer-controller-manager.kubeflow-system.svc.cluster.local", "127.0.0.1"};
 
@@ -22,7 +22,7 @@ const std::vector<std::string> kHosts = {
 
 TEST_CASE("issue_certificates makes cert-controller's CA and a serving certificate", "[serving]") {
   const auto now = Clock::now();
-  auto set = issue_certificates(kHosts, now);
+  auto set = issue_certificates(kCertificateHosts, now);
   REQUIRE(set);
   CHECK_THAT(set->ca.key_pem, Contains("BEGIN RSA PRIVATE KEY"));
 
@@ -39,19 +39,19 @@ TEST_CASE("issue_certificates makes cert-controller's CA and a serving certifica
   auto serving = inspect_certificate(set->serving.cert_pem);
   REQUIRE(serving);
   CHECK(!serving->is_ca);
-  CHECK(serving->common_name == kHosts[0]);
-  CHECK(contains(serving->dns_names, kHosts[0]));
-  CHECK(contains(serving->dns_names, kHosts[1]));
+  CHECK(serving->common_name == kCertificateHosts[0]);
+  CHECK(contains(serving->dns_names, kCertificateHosts[0]));
+  CHECK(contains(serving->dns_names, kCertificateHosts[1]));
   CHECK(serving->ip_addresses == std::vector<std::string>{"127.0.0.1"});
   CHECK(std::chrono::duration_cast<std::chrono::hours>(serving->not_after - serving->not_before)
             .count() == kServingCertValidity.count());
 
-  CHECK(verify_certificates(*set, kHosts, now + kCertLookahead));
+  CHECK(verify_certificates(*set, kCertificateHosts, now + kCertLookahead));
 }
 
 TEST_CASE("verify_certificates names why a set must be replaced", "[serving]") {
   const auto now = Clock::now();
-  auto set = issue_certificates(kHosts, now);
+  auto set = issue_certificates(kCertificateHosts, now);
   REQUIRE(set);
 
   SECTION("a host it does not cover") {
@@ -63,11 +63,11 @@ TEST_CASE("verify_certificates names why a set must be replaced", "[serving]") {
   SECTION("expiry within the lookahead") {
     auto ca = issue_ca(kCaName, kCaOrganization, now);
     REQUIRE(ca);
-    auto short_lived = issue_serving(*ca, kHosts, now, std::chrono::hours(24 * 30));
+    auto short_lived = issue_serving(*ca, kCertificateHosts, now, std::chrono::hours(24 * 30));
     REQUIRE(short_lived);
     CertificateSet soon{*ca, *short_lived};
-    CHECK(verify_certificates(soon, kHosts, now));
-    auto result = verify_certificates(soon, kHosts, now + kCertLookahead);
+    CHECK(verify_certificates(soon, kCertificateHosts, now));
+    auto result = verify_certificates(soon, kCertificateHosts, now + kCertLookahead);
     REQUIRE(!result);
     CHECK_THAT(result.error().message, Contains("tls.crt: expires at"));
   }
@@ -75,29 +75,30 @@ TEST_CASE("verify_certificates names why a set must be replaced", "[serving]") {
     auto old = issue_ca(kCaName, kCaOrganization, now - std::chrono::hours(24 * 400),
                         std::chrono::hours(24 * 365));
     REQUIRE(old);
-    auto serving = issue_serving(*old, kHosts, now);
+    auto serving = issue_serving(*old, kCertificateHosts, now);
     REQUIRE(serving);
-    auto result = verify_certificates({*old, *serving}, kHosts, now);
+    auto result = verify_certificates({*old, *serving}, kCertificateHosts, now);
     REQUIRE(!result);
     CHECK_THAT(result.error().message, Contains("ca.crt: expires at"));
   }
   SECTION("a serving certificate of another CA") {
-    auto other = issue_certificates(kHosts, now);
+    auto other = issue_certificates(kCertificateHosts, now);
     REQUIRE(other);
-    auto result = verify_certificates({set->ca, other->serving}, kHosts, now);
+    auto result = verify_certificates({set->ca, other->serving}, kCertificateHosts, now);
     REQUIRE(!result);
     CHECK_THAT(result.error().message, Contains("tls.crt: not signed by ca.crt"));
   }
   SECTION("a key that is not the certificate's") {
-    auto other = issue_certificates(kHosts, now);
+    auto other = issue_certificates(kCertificateHosts, now);
     REQUIRE(other);
     auto result = verify_certificates({set->ca, {set->serving.cert_pem, other->serving.key_pem}},
-                                      kHosts, now);
+                                      kCertificateHosts, now);
     REQUIRE(!result);
     CHECK(result.error().message == "tls.key: does not belong to tls.crt");
   }
   SECTION("text that is no PEM") {
-    auto result = verify_certificates({set->ca, {"garbage", set->serving.key_pem}}, kHosts, now);
+    auto result =
+        verify_certificates({set->ca, {"garbage", set->serving.key_pem}}, kCertificateHosts, now);
     REQUIRE(!result);
     CHECK(result.error().code == trainer::ErrorCode::kParse);
     CHECK(result.error().message == "tls.crt: not a PEM certificate");
@@ -115,7 +116,7 @@ TEST_CASE("issue_serving refuses bad hosts and a mismatched CA", "[serving]") {
   CHECK(bad_host.error().code == trainer::ErrorCode::kInvalidArgument);
   auto other = issue_ca(kCaName, kCaOrganization, now);
   REQUIRE(other);
-  auto mismatched = issue_serving({ca->cert_pem, other->key_pem}, kHosts, now);
+  auto mismatched = issue_serving({ca->cert_pem, other->key_pem}, kCertificateHosts, now);
   REQUIRE(!mismatched);
   CHECK(mismatched.error().message == "ca.key: does not belong to ca.crt");
 }

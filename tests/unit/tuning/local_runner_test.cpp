@@ -2,6 +2,7 @@
 // The local tuning runner (include/trainer/tuning_local.hpp): the early stopping annotations,
 // metrics from trainerStatus, and run_local itself on a one-pod runtime in host isolation
 // (results.json, progress, the first trial's render error, the timeout bound).
+#include "temp_dir.hpp"
 #include "trainer/codec.hpp"
 #include "trainer/tuning_local.hpp"
 
@@ -88,12 +89,6 @@ tuning::LocalTuningOptions options_in(const std::string& dir) {
   return o;
 }
 
-std::string fresh_dir(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("tuning-unit-" + name + "-" + trainer::random_uuid());
-  return dir.string();
-}
-
 }  // namespace
 
 TEST_CASE("early stopping annotations", "[tuning]") {
@@ -149,7 +144,8 @@ TEST_CASE("metrics from trainerStatus: the objective's numbers, numbered after t
 
 TEST_CASE("run_local runs every grid trial, writes results.json and reports progress",
           "[tuning][local]") {
-  const std::string dir = fresh_dir("grid");
+  const trainer::testing::TempDir tmp("tuning-unit-grid");
+  const std::string dir = tmp / "run";
   auto options = options_in(dir);
   int progress_calls = 0;
   options.on_progress = [&](const std::vector<tuning::LocalTrial>& trials) {
@@ -178,20 +174,20 @@ TEST_CASE("run_local runs every grid trial, writes results.json and reports prog
   auto again = tuning::run_local(job_running("BEGIN { }", "synthetic"), options_in(dir));
   REQUIRE_FALSE(again);
   CHECK(again.error().code == ErrorCode::kInvalidArgument);
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("run_local: a first trial that does not render is the run's error", "[tuning][local]") {
-  const std::string dir = fresh_dir("norender");
+  const trainer::testing::TempDir tmp("tuning-unit-norender");
+  const std::string dir = tmp / "run";
   auto result = tuning::run_local(job_running("BEGIN { }", "no-such-runtime"), options_in(dir));
   REQUIRE_FALSE(result);
   CHECK(result.error().code == ErrorCode::kNotFound);
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("run_local: the timeout cancels the running trials and starts no other",
           "[tuning][local]") {
-  const std::string dir = fresh_dir("timeout");
+  const trainer::testing::TempDir tmp("tuning-unit-timeout");
+  const std::string dir = tmp / "run";
   auto options = options_in(dir);
   options.timeout = std::chrono::milliseconds(500);
   const auto started = std::chrono::steady_clock::now();
@@ -207,12 +203,12 @@ TEST_CASE("run_local: the timeout cancels the running trials and starts no other
     CHECK(t.message == "timeout");
   }
   CHECK_FALSE(result->status.result);
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("run_local: trials that cannot start are Failed/StartFailed, three in a row end the run",
           "[tuning][local]") {
-  const std::string dir = fresh_dir("nostart");
+  const trainer::testing::TempDir tmp("tuning-unit-nostart");
+  const std::string dir = tmp / "run";
   auto options = options_in(dir);
   // The executor cannot start without its pod helper: every trial, the first one too.
   options.executor.pod_helper = dir + "-no-such-helper";
@@ -244,5 +240,4 @@ TEST_CASE("run_local: trials that cannot start are Failed/StartFailed, three in 
   REQUIRE(file);
   CHECK(file->at("finished") == true);
   CHECK(file->at("trials").as_array().at(0).at("reason") == "StartFailed");
-  std::filesystem::remove_all(dir);
 }

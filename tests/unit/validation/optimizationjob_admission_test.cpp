@@ -2,6 +2,7 @@
 //
 // OptimizationJob through the one admission path (`trainer::admit`): its own CRD rules, then
 // its trainJobTemplate admitted like a TrainJob against its runtime (webhook and plugins).
+#include "test_support.hpp"
 #include "trainer/admission.hpp"
 #include "trainer/codec.hpp"
 
@@ -50,12 +51,6 @@ spec:
 )" + template_extra;
 }
 
-std::vector<boost::json::value> docs(const std::string& text) {
-  auto parsed = trainer::parse_documents(text);
-  REQUIRE(parsed);
-  return *parsed;
-}
-
 std::vector<std::string> rendered(const std::vector<trainer::FieldError>& errors) {
   std::vector<std::string> out;
   for (const auto& e : errors) out.push_back(e.to_string());
@@ -68,7 +63,8 @@ TEST_CASE("admit types, defaults and admits an OptimizationJob with its runtime"
           "[admission][optimizationjob]") {
   REQUIRE(trainer::trainer_kind("trainer.kubeflow.org/v1alpha1", "OptimizationJob") ==
           trainer::TrainerKind::kOptimizationJob);
-  auto adm = trainer::admit(docs(runtime_yaml("team") + "---\n" + opt_job_yaml()));
+  auto adm =
+      trainer::admit(trainer::test::documents(runtime_yaml("team") + "---\n" + opt_job_yaml()));
   REQUIRE(adm);
   CHECK(adm->ok());
   CHECK(adm->warnings.empty());
@@ -80,7 +76,7 @@ TEST_CASE("admit types, defaults and admits an OptimizationJob with its runtime"
 }
 
 TEST_CASE("admit reports an OptimizationJob's CRD rule errors", "[admission][optimizationjob]") {
-  auto adm = trainer::admit(docs(
+  auto adm = trainer::admit(trainer::test::documents(
       runtime_yaml("team") + "---\n" +
       opt_job_yaml("  numTrials: 2\n  parallelTrials: 3\n", "      activeDeadlineSeconds: 0\n")));
   REQUIRE(adm);
@@ -95,7 +91,7 @@ TEST_CASE("admit reports an OptimizationJob's CRD rule errors", "[admission][opt
 TEST_CASE("admit checks the trainJobTemplate against its runtime like a TrainJob",
           "[admission][optimizationjob]") {
   SECTION("a runtime that is not among the inputs is a warning") {
-    auto adm = trainer::admit(docs(opt_job_yaml()));
+    auto adm = trainer::admit(trainer::test::documents(opt_job_yaml()));
     REQUIRE(adm);
     CHECK(adm->ok());
     REQUIRE(adm->warnings.size() == 1);
@@ -105,15 +101,16 @@ TEST_CASE("admit checks the trainJobTemplate against its runtime like a TrainJob
           "checked against it");
   }
   SECTION("a runtime in another namespace: the webhook's not-found error, under the template") {
-    auto adm = trainer::admit(docs(runtime_yaml("other") + "---\n" + opt_job_yaml()));
+    auto adm =
+        trainer::admit(trainer::test::documents(runtime_yaml("other") + "---\n" + opt_job_yaml()));
     REQUIRE(adm);
     REQUIRE(adm->errors.size() == 1);
     CHECK(adm->errors[0].path == "spec.trainJobTemplate.spec.runtimeRef");
   }
   SECTION("the plugins' validation runs on the template") {
-    auto adm = trainer::admit(
-        docs(runtime_yaml("team") + "---\n" +
-             opt_job_yaml({}, "      initializer: {model: {storageUri: 'hf://m'}}\n")));
+    auto adm = trainer::admit(trainer::test::documents(
+        runtime_yaml("team") + "---\n" +
+        opt_job_yaml({}, "      initializer: {model: {storageUri: 'hf://m'}}\n")));
     REQUIRE(adm);
     REQUIRE(adm->errors.size() == 1);
     CHECK(adm->errors[0].path.rfind("spec.trainJobTemplate.spec.", 0) == 0);
@@ -122,7 +119,7 @@ TEST_CASE("admit checks the trainJobTemplate against its runtime like a TrainJob
   SECTION("render's kFail mode names the template's missing runtime") {
     trainer::AdmissionOptions options;
     options.missing_runtime = trainer::MissingRuntime::kFail;
-    auto adm = trainer::admit(docs(opt_job_yaml()), {}, options);
+    auto adm = trainer::admit(trainer::test::documents(opt_job_yaml()), {}, options);
     REQUIRE_FALSE(adm);
     CHECK(adm.error().code == trainer::ErrorCode::kNotFound);
     CHECK(adm.error().message.find("OptimizationJob team/tune (trainJobTemplate)") !=
@@ -138,7 +135,8 @@ TEST_CASE("admit gives an OptimizationJob without namespace the call's namespace
   text.replace(text.find(", namespace: team"), std::string(", namespace: team").size(), "");
   trainer::AdmissionOptions options;
   options.namespace_ = "team";
-  auto adm = trainer::admit(docs(runtime_yaml("team") + "---\n" + text), {}, options);
+  auto adm =
+      trainer::admit(trainer::test::documents(runtime_yaml("team") + "---\n" + text), {}, options);
   REQUIRE(adm);
   CHECK(adm->ok());
   CHECK(adm->objects.optimization_jobs.at(0).metadata.namespace_ == "team");
@@ -152,7 +150,7 @@ TEST_CASE("builtin_runtimes adds the built-in runtime an OptimizationJob's templ
                "{name: torch-distributed}");
   trainer::AdmissionOptions options;
   options.builtin_runtimes = true;
-  auto adm = trainer::admit(docs(text), {}, options);
+  auto adm = trainer::admit(trainer::test::documents(text), {}, options);
   REQUIRE(adm);
   CHECK(adm->ok());
   CHECK(adm->warnings.empty());
@@ -171,12 +169,12 @@ spec:
   std::vector<std::string> warnings;
   options.on_warning = [&](std::string_view w) { warnings.emplace_back(w); };
   options.builtin_runtimes = true;
-  auto warned = trainer::admit(docs(job), {}, options);
+  auto warned = trainer::admit(trainer::test::documents(job), {}, options);
   REQUIRE(warned);
   CHECK(warned->ok());
   CHECK(warnings.at(0) == R"(unknown field "spec.trainer.numNode")");
   options.strict_fields = true;
-  auto strict = trainer::admit(docs(job), {}, options);
+  auto strict = trainer::admit(trainer::test::documents(job), {}, options);
   REQUIRE_FALSE(strict);
   CHECK(strict.error().code == trainer::ErrorCode::kParse);
   CHECK(
@@ -196,14 +194,14 @@ spec:
   std::vector<std::string> warnings;
   options.on_warning = [&](std::string_view w) { warnings.emplace_back(w); };
   // No runtime source: admitted, the runtime not checked.
-  auto unchecked = trainer::admit(docs(job), {}, options);
+  auto unchecked = trainer::admit(trainer::test::documents(job), {}, options);
   REQUIRE(unchecked);
   CHECK(unchecked->ok());
   CHECK(warnings.at(0).find("the TrainJob was not checked against it") != std::string::npos);
   warnings.clear();
   // The built-in runtimes are the source: misspelt.
   options.builtin_runtimes = true;
-  auto builtin = trainer::admit(docs(job), {}, options);
+  auto builtin = trainer::admit(trainer::test::documents(job), {}, options);
   REQUIRE(builtin);
   REQUIRE(builtin->errors.size() == 1);
   CHECK(builtin->errors[0].path == "spec.RuntimeRef");
@@ -219,7 +217,8 @@ metadata: {name: typo, namespace: team}
 spec:
   runtimeRef: {name: rtt, kind: TrainingRuntime}
 )";
-  auto given = trainer::admit(docs(runtime_yaml("team") + "---\n" + tr_job), {}, options);
+  auto given = trainer::admit(trainer::test::documents(runtime_yaml("team") + "---\n" + tr_job), {},
+                              options);
   REQUIRE(given);
   REQUIRE(given->errors.size() == 1);
   CHECK(given->errors[0].path == "spec.runtimeRef");

@@ -3,6 +3,7 @@
 // kMaxPodsPerTrainJob and the MPI slot bound through the one admission path (`trainer::admit`),
 // the render pipeline that may be called without it (`trainer::render`), and an
 // OptimizationJob's parallel trials (docs/yaml.md, "Size of a TrainJob").
+#include "test_support.hpp"
 #include "trainer/admission.hpp"
 #include "trainer/codec.hpp"
 #include "trainer/defaults.hpp"
@@ -19,7 +20,7 @@
 namespace {
 
 // An initializer Job (one pod) and the trainer nodes, with `ml_policy` (YAML under `spec`).
-std::string runtime_yaml(const std::string& ml_policy = {}) {
+std::string pod_limit_runtime_yaml(const std::string& ml_policy = {}) {
   return R"(apiVersion: trainer.kubeflow.org/v1alpha1
 kind: TrainingRuntime
 metadata: {name: rt, namespace: default}
@@ -87,14 +88,8 @@ spec:
 )" + (trainer.empty() ? std::string() : "  trainer: " + trainer + "\n");
 }
 
-std::vector<boost::json::value> docs(const std::string& text) {
-  auto parsed = trainer::parse_documents(text);
-  REQUIRE(parsed);
-  return *parsed;
-}
-
 std::vector<std::string> admission_errors(const std::string& text) {
-  auto admitted = trainer::admit(docs(text));
+  auto admitted = trainer::admit(trainer::test::documents(text));
   REQUIRE(admitted);
   std::vector<std::string> out;
   for (const auto& e : admitted->errors) out.push_back(e.to_string());
@@ -110,7 +105,8 @@ bool contains(const std::vector<std::string>& errors, const std::string& text) {
 
 TEST_CASE("numNodes beyond kMaxPodsPerTrainJob is refused without a runtime") {
   STATIC_REQUIRE(trainer::kMaxPodsPerTrainJob == 100000);
-  auto job = trainer::decode_train_job(docs(job_yaml("{numNodes: 2147483647}")).front());
+  auto job = trainer::decode_train_job(
+      trainer::test::documents(job_yaml("{numNodes: 2147483647}")).front());
   REQUIRE(job);
   trainer::apply_defaults(job->object);
   const auto result = trainer::validate_train_job(job->object);
@@ -119,16 +115,18 @@ TEST_CASE("numNodes beyond kMaxPodsPerTrainJob is refused without a runtime") {
         "spec.trainer.numNodes: Invalid value: 2147483647: must be no more than 100000, the most "
         "pods a TrainJob may have");
   // At the limit the TrainJob rule holds (the runtime decides the rest).
-  auto at_limit = trainer::decode_train_job(docs(job_yaml("{numNodes: 100000}")).front());
+  auto at_limit =
+      trainer::decode_train_job(trainer::test::documents(job_yaml("{numNodes: 100000}")).front());
   REQUIRE(at_limit);
   CHECK(trainer::validate_train_job(at_limit->object).ok());
 }
 
 TEST_CASE("admission counts the pods of every replicated job") {
   // 1 initializer pod + 99999 nodes = the limit.
-  CHECK(admission_errors(runtime_yaml() + "---\n" + job_yaml("{numNodes: 99999}")).empty());
+  CHECK(
+      admission_errors(pod_limit_runtime_yaml() + "---\n" + job_yaml("{numNodes: 99999}")).empty());
   // One more node is one pod too many.
-  CHECK(admission_errors(runtime_yaml() + "---\n" + job_yaml("{numNodes: 100000}")) ==
+  CHECK(admission_errors(pod_limit_runtime_yaml() + "---\n" + job_yaml("{numNodes: 100000}")) ==
         std::vector<std::string>{
             "spec.trainer.numNodes: Invalid value: 100000: the TrainJob would have 100001 pods "
             "across its replicated jobs, more than 100000, the most pods a TrainJob may have"});
@@ -141,9 +139,9 @@ TEST_CASE("admission counts the pods of every replicated job") {
             "spec.trainer.numNodes: Invalid value: null: the TrainJob would have 2147483648 pods "
             "across its replicated jobs, more than 100000, the most pods a TrainJob may have"});
   // The runtime's own numNodes, when the TrainJob sets none.
-  CHECK(contains(
-      admission_errors(runtime_yaml("  mlPolicy: {numNodes: 2147483647}") + "---\n" + job_yaml({})),
-      "would have 2147483648 pods"));
+  CHECK(contains(admission_errors(pod_limit_runtime_yaml("  mlPolicy: {numNodes: 2147483647}") +
+                                  "---\n" + job_yaml({})),
+                 "would have 2147483648 pods"));
 }
 
 TEST_CASE("an MPI launcher that runs as a node is one of the numNodes pods") {
@@ -174,10 +172,12 @@ TEST_CASE("MPI slots beyond a C int are refused") {
 }
 
 TEST_CASE("render refuses a TrainJob of too many pods fast, also without admission") {
-  auto runtime = trainer::decode_training_runtime(docs(runtime_yaml()).front());
+  auto runtime =
+      trainer::decode_training_runtime(trainer::test::documents(pod_limit_runtime_yaml()).front());
   REQUIRE(runtime);
   trainer::apply_defaults(runtime->object);
-  auto job = trainer::decode_train_job(docs(job_yaml("{numNodes: 2147483647}")).front());
+  auto job = trainer::decode_train_job(
+      trainer::test::documents(job_yaml("{numNodes: 2147483647}")).front());
   REQUIRE(job);
   trainer::apply_defaults(job->object);
   trainer::RenderContext ctx;
@@ -192,8 +192,10 @@ TEST_CASE("render refuses a TrainJob of too many pods fast, also without admissi
         "across its replicated jobs, more than 100000, the most pods a TrainJob may have");
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
 
-  auto documents = trainer::render_documents(
-      docs(runtime_yaml() + "---\n" + job_yaml("{numNodes: 2147483647}")), ctx);
+  auto documents =
+      trainer::render_documents(trainer::test::documents(pod_limit_runtime_yaml() + "---\n" +
+                                                         job_yaml("{numNodes: 2147483647}")),
+                                ctx);
   REQUIRE_FALSE(documents);
   CHECK(documents.error().message.find("spec.trainer.numNodes: Invalid value: 2147483647: must be "
                                        "no more than 100000") != std::string::npos);
@@ -201,7 +203,7 @@ TEST_CASE("render refuses a TrainJob of too many pods fast, also without admissi
 
 TEST_CASE("an OptimizationJob's parallel trials are one TrainJob's pods at most") {
   const auto opt = [](int parallel, int nodes) {
-    return runtime_yaml() + R"(---
+    return pod_limit_runtime_yaml() + R"(---
 apiVersion: trainer.kubeflow.org/v1alpha1
 kind: OptimizationJob
 metadata: {name: tune, namespace: default}

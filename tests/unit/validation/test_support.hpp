@@ -3,7 +3,10 @@
 // Shared builders for the validation tests: minimal valid objects and the rendered error list.
 #pragma once
 
+#include "trainer/codec.hpp"
 #include "trainer/validation.hpp"
+
+#include <catch2/catch.hpp>
 
 #include <boost/json/parse.hpp>
 
@@ -28,6 +31,13 @@ inline TrainJob valid_job() {
   job.spec.suspend = false;
   job.spec.managed_by = kManagedByTrainer;
   return job;
+}
+
+/// The documents of a YAML or JSON text; the test fails when it does not parse.
+inline std::vector<boost::json::value> documents(const std::string& text) {
+  auto parsed = parse_documents(text);
+  REQUIRE(parsed);
+  return *parsed;
 }
 
 inline boost::json::object json_object(const char* text) {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// A temporary folder for the kube client's tests (kubeconfigs, service-account folders, exec
-// plugin scripts), removed with the object.
+// A temporary folder for a test (kubeconfigs, run folders, scripts), removed with everything in
+// it when the object goes, so a test run leaves nothing behind in /tmp.
 #pragma once
 
 #include <sys/stat.h>
@@ -16,8 +16,8 @@ namespace trainer::testing {
 
 class TempDir {
  public:
-  TempDir() {
-    std::string templ = (std::filesystem::temp_directory_path() / "trainer-kube-XXXXXX").string();
+  explicit TempDir(const std::string& prefix = "trainer-test") {
+    std::string templ = (std::filesystem::temp_directory_path() / (prefix + "-XXXXXX")).string();
     if (::mkdtemp(templ.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
     path_ = templ;
   }
