@@ -4,6 +4,7 @@
 #include "api/decode_taking.hpp"
 #include "framework/pod_count.hpp"
 #include "framework/runtime_identity.hpp"
+#include "framework/runtime_info.hpp"
 #include "runtimes/builtin_inputs.hpp"
 #include "trainer/codec.hpp"
 #include "trainer/defaults.hpp"
@@ -123,13 +124,45 @@ const TrainingRuntimeSpec& spec_of(const RuntimeRefMatch& match) {
                                            : match.cluster_training_runtime->spec;
 }
 
+// The runtime info of `job` on `runtime`, which the caller gives up (AdmittedJob): the runtime is
+// written out for its snapshot first, into `runtime_yaml`, then its JobSet template moves into
+// the info instead of being copied.
+template <class Runtime>
+Result<Info> runtime_info_taking(const TrainJob& job, Runtime& runtime, std::string& runtime_yaml) {
+  json::object& held = runtime.spec.template_.spec;
+  if (held.empty()) {
+    runtime_yaml = encode_yaml(to_json(runtime));
+    return new_runtime_info(job, runtime.spec);
+  }
+  // The rest of the runtime is encoded around a placeholder that keeps the template's place
+  // among its fields, then the template takes that place.
+  json::object jobset_spec = std::move(held);
+  held = json::object{{"", nullptr}};
+  json::value doc = to_json(runtime);
+  held = json::object();
+  json::object* template_ = find_object(doc.get_object(), {"spec", "template"});
+  json::value* slot = template_ != nullptr ? template_->if_contains("spec") : nullptr;
+  if (slot == nullptr || !slot->is_object()) {
+    // Not how the codec writes a runtime; copied then, as without a taker.
+    held = std::move(jobset_spec);
+    runtime_yaml = encode_yaml(to_json(runtime));
+    return new_runtime_info(job, runtime.spec);
+  }
+  *slot = std::move(jobset_spec);
+  runtime_yaml = encode_yaml(doc);
+  return detail::new_runtime_info(job, runtime.spec, std::move(slot->get_object()));
+}
+
 // admit_object(job, ...); `info`, when not null, receives the runtime info the plugins ran on;
 // `subject`, when not empty, names the object in warnings (an OptimizationJob's template).
+// `give_up`, when not null, holds the runtime `job` references and nothing admitted after `job`
+// reads it: its JobSet template moves into the info (AdmittedJob::runtime_yaml).
 Result<ValidationResult> admit_train_job(const TrainJob& job, const AdmissionScope& scope,
                                          const RenderContext& ctx, const Framework* framework,
                                          MissingRuntime missing, detail::AdmittedJob* admitted,
                                          const std::string& subject = {},
-                                         const TrainJob* old_job = nullptr) {
+                                         const TrainJob* old_job = nullptr,
+                                         ObjectSet* give_up = nullptr) {
   ValidationResult out =
       old_job != nullptr ? validate_train_job_update(*old_job, job) : validate_train_job(job);
   // The API server calls the validating webhook only for objects that pass the CRD schema.
@@ -177,7 +210,21 @@ Result<ValidationResult> admit_train_job(const TrainJob& job, const AdmissionSco
   // The plugins run in the TrainJob webhook after the runtime was found and accepted.
   if (!out.ok()) return out;
 
-  auto runtime_info = new_runtime_info(job, spec_of(match));
+  TrainingRuntime* taken_runtime =
+      give_up != nullptr && admitted != nullptr
+          ? detail::owned_runtime(give_up->training_runtimes, match.training_runtime)
+          : nullptr;
+  ClusterTrainingRuntime* taken_cluster_runtime =
+      give_up != nullptr && admitted != nullptr
+          ? detail::owned_runtime(give_up->cluster_training_runtimes,
+                                  match.cluster_training_runtime)
+          : nullptr;
+  std::string runtime_yaml;
+  auto runtime_info = taken_runtime != nullptr
+                          ? runtime_info_taking(job, *taken_runtime, runtime_yaml)
+                      : taken_cluster_runtime != nullptr
+                          ? runtime_info_taking(job, *taken_cluster_runtime, runtime_yaml)
+                          : new_runtime_info(job, spec_of(match));
   if (!runtime_info) {
     // Upstream ignores this error and would run the plugins on a nil Info (a crash); the
     // patches that cannot be applied are reported instead.
@@ -196,7 +243,12 @@ Result<ValidationResult> admit_train_job(const TrainJob& job, const AdmissionSco
   out.merge(plugins.run_custom_validation(
       *runtime_info, old_job, job,
       detail::with_existing_objects(ctx, scope.existing_objects, scope.default_namespace)));
-  if (admitted != nullptr) admitted->info = std::move(*runtime_info);
+  if (admitted != nullptr) {
+    admitted->info = std::move(*runtime_info);
+    if (taken_runtime != nullptr || taken_cluster_runtime != nullptr) {
+      admitted->runtime_yaml = std::move(runtime_yaml);
+    }
+  }
   return out;
 }
 
@@ -376,14 +428,27 @@ Result<void> admit_entries(std::vector<Entry>& entries, const RenderContext& ctx
   scope.runtimes_from_cluster = options.runtimes_from_cluster;
   scope.builtin_runtimes = options.builtin_runtimes;
   if (jobs != nullptr) jobs->assign(out.objects.train_jobs.size(), detail::AdmittedJob{});
+  // A render (`jobs`) of one TrainJob takes its runtime's JobSet template when nothing admitted
+  // after the TrainJob reads that runtime: no runtime comes later and no OptimizationJob at all.
+  std::size_t last_reader = entries.size();
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    if (entries[i].kind != TrainerKind::kNone && entries[i].kind != TrainerKind::kUnknown) {
+      last_reader = i;
+    }
+  }
+  const bool give_up = jobs != nullptr && out.objects.train_jobs.size() == 1 &&
+                       out.objects.optimization_jobs.empty() && last_reader < entries.size() &&
+                       entries[last_reader].kind == TrainerKind::kTrainJob;
   std::optional<Error> not_found;
-  for (auto& entry : entries) {
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    Entry& entry = entries[i];
     for (auto& w : entry.decode_warnings) out.warnings.push_back(std::move(w));
     switch (entry.kind) {
       case TrainerKind::kTrainJob: {
-        auto result = admit_train_job(out.objects.train_jobs[entry.index], scope, ctx,
-                                      options.framework, options.missing_runtime,
-                                      jobs != nullptr ? &(*jobs)[entry.index] : nullptr);
+        auto result = admit_train_job(
+            out.objects.train_jobs[entry.index], scope, ctx, options.framework,
+            options.missing_runtime, jobs != nullptr ? &(*jobs)[entry.index] : nullptr, {}, nullptr,
+            give_up && i == last_reader ? &out.objects : nullptr);
         if (auto r = take_job(std::move(result), out, not_found); !r) return r;
         break;
       }

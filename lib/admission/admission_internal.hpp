@@ -20,10 +20,25 @@ namespace trainer::detail {
 /// builds its info again: the runtime its reference resolved to (pointers into the Admission's
 /// objects; none found: both null) and the runtime info its plugin validation ran on (nullopt
 /// when admission did not get that far).
+///
+/// When the render's one TrainJob is the last object admitted that reads its runtime, admission
+/// writes the runtime's YAML for the snapshot (`runtime_yaml`) and then moves the runtime's
+/// JobSet template into `info` instead of copying it: from then on that runtime's
+/// `spec.template_.spec` is empty, and only `runtime_yaml` and `info` hold it.
 struct AdmittedJob {
   RuntimeRefMatch runtime;
   std::optional<Info> info;
+  std::optional<std::string> runtime_yaml;
 };
+
+/// `runtime` when it is one of `owned` (the Admission's objects), else null.
+template <class Runtime>
+[[nodiscard]] Runtime* owned_runtime(std::vector<Runtime>& owned, const Runtime* runtime) {
+  for (auto& r : owned) {
+    if (&r == runtime) return &r;
+  }
+  return nullptr;
+}
 
 /// `admit(documents, ctx, options)`; `jobs`, when not null, receives an AdmittedJob for each
 /// TrainJob (parallel to `ObjectSet::train_jobs`).

@@ -33,7 +33,7 @@ Json embedded(const DecodeContext& c, const Json& v) {
 
 // Go's decoder accepts only JSON integers (no fraction, no exponent) for integer fields.
 template <class Int>
-bool read_integer(DecodeContext& c, const json::value& v, const std::string& path, Int& out,
+bool read_integer(DecodeContext& c, const json::value& v, const FieldPath& path, Int& out,
                   std::string_view expected) {
   if (v.is_int64()) {
     const std::int64_t i = v.get_int64();
@@ -48,25 +48,25 @@ bool read_integer(DecodeContext& c, const json::value& v, const std::string& pat
 
 }  // namespace
 
-void DecodeContext::type_error(const std::string& path, const json::value& value,
+void DecodeContext::type_error(const FieldPath& path, const json::value& value,
                                std::string_view expected) {
   if (error_) return;
   FieldError fe;
   if (value.is_object() || value.is_array()) {
     // A whole subtree would drown the message; name its kind instead.
-    fe = field_type_invalid(path, json::value(nullptr),
+    fe = field_type_invalid(path.str(), json::value(nullptr),
                             std::string(expected) + ", got " + kind_name(value));
     fe.value.reset();
   } else {
-    fe = field_type_invalid(path, value, std::string(expected));
+    fe = field_type_invalid(path.str(), value, std::string(expected));
   }
   Error e(ErrorCode::kParse, fe.to_string());
   e.fields.push_back(std::move(fe));
   error_ = std::move(e);
 }
 
-void DecodeContext::unknown_field(const std::string& path) {
-  warnings_.push_back("unknown field \"" + path + "\"");
+void DecodeContext::unknown_field(const FieldPath& path) {
+  warnings_.push_back("unknown field \"" + path.str() + "\"");
 }
 
 void DecodeContext::refuse_unknown_fields() {
@@ -74,29 +74,34 @@ void DecodeContext::refuse_unknown_fields() {
   warnings_.clear();
 }
 
-std::string field_path(const std::string& parent, std::string_view key) {
-  if (parent.empty()) return std::string(key);
-  std::string p;
-  p.reserve(parent.size() + 1 + key.size());
-  p += parent;
-  p += '.';
-  p += key;
-  return p;
+std::string FieldPath::str() const {
+  std::string out;
+  append_to(out);
+  return out;
 }
 
-std::string index_path(const std::string& parent, std::size_t index) {
-  return parent + "[" + std::to_string(index) + "]";
+void FieldPath::append_to(std::string& out) const {
+  if (parent_ != nullptr) parent_->append_to(out);
+  switch (step_) {
+    case Step::kRoot: out += text_; break;
+    case Step::kField:
+      if (!out.empty()) out += '.';
+      out += text_;
+      break;
+    case Step::kIndex:
+      out += '[';
+      out += std::to_string(index_);
+      out += ']';
+      break;
+    case Step::kMapKey:
+      out += '[';
+      out += text_;
+      out += ']';
+      break;
+  }
 }
 
-std::string key_path(const std::string& parent, std::string_view key) {
-  std::string p = parent;
-  p += '[';
-  p += key;
-  p += ']';
-  return p;
-}
-
-void read_value(DecodeContext& c, const json::value& v, const std::string& path, std::string& out) {
+void read_value(DecodeContext& c, const json::value& v, const FieldPath& path, std::string& out) {
   if (v.is_null()) {
     out.clear();
   } else if (v.is_string()) {
@@ -106,7 +111,7 @@ void read_value(DecodeContext& c, const json::value& v, const std::string& path,
   }
 }
 
-void read_value(DecodeContext& c, const json::value& v, const std::string& path, bool& out) {
+void read_value(DecodeContext& c, const json::value& v, const FieldPath& path, bool& out) {
   if (v.is_null()) {
     out = false;
   } else if (v.is_bool()) {
@@ -116,8 +121,7 @@ void read_value(DecodeContext& c, const json::value& v, const std::string& path,
   }
 }
 
-void read_value(DecodeContext& c, const json::value& v, const std::string& path,
-                std::int32_t& out) {
+void read_value(DecodeContext& c, const json::value& v, const FieldPath& path, std::int32_t& out) {
   if (v.is_null()) {
     out = 0;
     return;
@@ -125,8 +129,7 @@ void read_value(DecodeContext& c, const json::value& v, const std::string& path,
   (void)read_integer(c, v, path, out, "expected int32");
 }
 
-void read_value(DecodeContext& c, const json::value& v, const std::string& path,
-                std::int64_t& out) {
+void read_value(DecodeContext& c, const json::value& v, const FieldPath& path, std::int64_t& out) {
   if (v.is_null()) {
     out = 0;
     return;
@@ -134,8 +137,7 @@ void read_value(DecodeContext& c, const json::value& v, const std::string& path,
   (void)read_integer(c, v, path, out, "expected int64");
 }
 
-void read_value(DecodeContext& c, const json::value& v, const std::string& path,
-                json::object& out) {
+void read_value(DecodeContext& c, const json::value& v, const FieldPath& path, json::object& out) {
   if (v.is_null()) {
     out.clear();
   } else if (v.is_object()) {
@@ -145,7 +147,7 @@ void read_value(DecodeContext& c, const json::value& v, const std::string& path,
   }
 }
 
-void read_value(DecodeContext& c, const json::value& v, const std::string& path, json::array& out) {
+void read_value(DecodeContext& c, const json::value& v, const FieldPath& path, json::array& out) {
   if (v.is_null()) {
     out.clear();
   } else if (v.is_array()) {
@@ -155,7 +157,7 @@ void read_value(DecodeContext& c, const json::value& v, const std::string& path,
   }
 }
 
-void read_value(DecodeContext& c, const json::value& v, const std::string& path, StringMap& out) {
+void read_value(DecodeContext& c, const json::value& v, const FieldPath& path, StringMap& out) {
   out.clear();
   if (v.is_null()) return;
   if (!v.is_object()) {
@@ -166,7 +168,7 @@ void read_value(DecodeContext& c, const json::value& v, const std::string& path,
     std::string item;
     const json::value& value = kv.value();
     if (!value.is_null() && !value.is_string()) {
-      c.type_error(key_path(path, kv.key()), value, "expected string");
+      c.type_error(FieldPath::map_key(path, kv.key()), value, "expected string");
       return;
     }
     read_value(c, value, path, item);

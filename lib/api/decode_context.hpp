@@ -21,6 +21,44 @@
 
 namespace trainer::detail {
 
+/// The field path of a value being decoded (`spec.trainer.env[2]`), written out only when a
+/// message names it: a decode that reports nothing builds no path string. A path refers to its
+/// parent and to its key, which must outlive it (the converters keep each step on the stack while
+/// they read the value below it).
+class FieldPath {
+ public:
+  /// The document root: "".
+  FieldPath() = default;
+  /// A root that has a name of its own (`info`).
+  explicit FieldPath(std::string_view root) noexcept : text_(root) {}
+
+  /// `parent.key` (`key` at an empty root).
+  [[nodiscard]] static FieldPath field(const FieldPath& parent, std::string_view key) noexcept {
+    return FieldPath(&parent, Step::kField, key, 0);
+  }
+  /// `parent[index]`.
+  [[nodiscard]] static FieldPath index(const FieldPath& parent, std::size_t index) noexcept {
+    return FieldPath(&parent, Step::kIndex, {}, index);
+  }
+  /// `parent[key]`, a key of a map.
+  [[nodiscard]] static FieldPath map_key(const FieldPath& parent, std::string_view key) noexcept {
+    return FieldPath(&parent, Step::kMapKey, key, 0);
+  }
+
+  [[nodiscard]] std::string str() const;
+
+ private:
+  enum class Step : std::uint8_t { kRoot, kField, kIndex, kMapKey };
+  FieldPath(const FieldPath* parent, Step step, std::string_view text, std::size_t index) noexcept
+      : parent_(parent), step_(step), text_(text), index_(index) {}
+  void append_to(std::string& out) const;
+
+  const FieldPath* parent_ = nullptr;
+  Step step_ = Step::kRoot;
+  std::string_view text_;
+  std::size_t index_ = 0;
+};
+
 class DecodeContext {
  public:
   DecodeContext() = default;
@@ -32,10 +70,10 @@ class DecodeContext {
   [[nodiscard]] bool takes_document() const noexcept { return takes_document_; }
   [[nodiscard]] bool failed() const noexcept { return error_.has_value(); }
   /// Records the first wrong-type error: `<path>: Invalid value: <v>: expected <what>`.
-  void type_error(const std::string& path, const boost::json::value& value,
+  void type_error(const FieldPath& path, const boost::json::value& value,
                   std::string_view expected);
   /// `unknown field "<path>"`, kubectl's strict-decoding warning.
-  void unknown_field(const std::string& path);
+  void unknown_field(const FieldPath& path);
   /// Turns the first pending unknown-field warning into a `kInvalid` error, for views where a
   /// misspelt key would otherwise be dropped without a word (the plugin Info view).
   void refuse_unknown_fields();
@@ -52,27 +90,23 @@ class DecodeContext {
   std::vector<std::string> warnings_;
 };
 
-[[nodiscard]] std::string field_path(const std::string& parent, std::string_view key);
-[[nodiscard]] std::string index_path(const std::string& parent, std::size_t index);
-[[nodiscard]] std::string key_path(const std::string& parent, std::string_view key);
-
 // Scalars and embedded objects. JSON null leaves the zero value, as Go's decoder does.
-void read_value(DecodeContext& c, const boost::json::value& v, const std::string& path,
+void read_value(DecodeContext& c, const boost::json::value& v, const FieldPath& path,
                 std::string& out);
-void read_value(DecodeContext& c, const boost::json::value& v, const std::string& path, bool& out);
-void read_value(DecodeContext& c, const boost::json::value& v, const std::string& path,
+void read_value(DecodeContext& c, const boost::json::value& v, const FieldPath& path, bool& out);
+void read_value(DecodeContext& c, const boost::json::value& v, const FieldPath& path,
                 std::int32_t& out);
-void read_value(DecodeContext& c, const boost::json::value& v, const std::string& path,
+void read_value(DecodeContext& c, const boost::json::value& v, const FieldPath& path,
                 std::int64_t& out);
-void read_value(DecodeContext& c, const boost::json::value& v, const std::string& path,
+void read_value(DecodeContext& c, const boost::json::value& v, const FieldPath& path,
                 boost::json::object& out);
-void read_value(DecodeContext& c, const boost::json::value& v, const std::string& path,
+void read_value(DecodeContext& c, const boost::json::value& v, const FieldPath& path,
                 boost::json::array& out);
-void read_value(DecodeContext& c, const boost::json::value& v, const std::string& path,
+void read_value(DecodeContext& c, const boost::json::value& v, const FieldPath& path,
                 StringMap& out);
 
 template <class T>
-void read_value(DecodeContext& c, const boost::json::value& v, const std::string& path,
+void read_value(DecodeContext& c, const boost::json::value& v, const FieldPath& path,
                 std::optional<T>& out) {
   if (v.is_null()) {
     out.reset();
@@ -84,7 +118,7 @@ void read_value(DecodeContext& c, const boost::json::value& v, const std::string
 }
 
 template <class T>
-void read_value(DecodeContext& c, const boost::json::value& v, const std::string& path,
+void read_value(DecodeContext& c, const boost::json::value& v, const FieldPath& path,
                 std::vector<T>& out) {
   out.clear();
   if (v.is_null()) return;
@@ -96,7 +130,7 @@ void read_value(DecodeContext& c, const boost::json::value& v, const std::string
   out.reserve(a.size());
   for (std::size_t i = 0; i < a.size() && !c.failed(); ++i) {
     T item{};
-    read_value(c, a[i], index_path(path, i), item);
+    read_value(c, a[i], FieldPath::index(path, i), item);
     out.push_back(std::move(item));
   }
 }
@@ -106,7 +140,7 @@ struct FieldMatch {
   DecodeContext& context;
   std::string_view key;
   const boost::json::value& value;
-  const std::string& path;
+  const FieldPath& path;
 
   template <class T>
   bool operator()(std::string_view name, T& out) const {
@@ -121,7 +155,7 @@ struct FieldMatch {
 /// Calls `match(FieldMatch&)` for every key of the object `v` in document order; a key it
 /// does not recognise (returns false) becomes an unknown-field warning.
 template <class Match>
-void read_fields(DecodeContext& c, const boost::json::value& v, const std::string& path,
+void read_fields(DecodeContext& c, const boost::json::value& v, const FieldPath& path,
                  Match&& match) {
   if (v.is_null() || c.failed()) return;
   if (!v.is_object()) {
@@ -130,7 +164,7 @@ void read_fields(DecodeContext& c, const boost::json::value& v, const std::strin
   }
   for (const auto& kv : v.get_object()) {
     if (c.failed()) return;
-    const std::string child = field_path(path, kv.key());
+    const FieldPath child = FieldPath::field(path, kv.key());
     FieldMatch m{c, kv.key(), kv.value(), child};
     if (!match(m)) c.unknown_field(child);
   }

@@ -12,7 +12,7 @@ namespace json = boost::json;
 // A value outside the CRD's `enum` cannot be held by the typed model, so it is refused while
 // decoding with the API server's `Unsupported value` text.
 template <class E>
-void read_enum(DecodeContext& c, const json::value& v, const std::string& path, E& out,
+void read_enum(DecodeContext& c, const json::value& v, const FieldPath& path, E& out,
                const std::vector<std::pair<std::string, E>>& values) {
   if (c.failed() || v.is_null()) return;
   if (!v.is_string()) {
@@ -27,7 +27,7 @@ void read_enum(DecodeContext& c, const json::value& v, const std::string& path, 
   }
   std::vector<std::string> allowed;
   for (const auto& kv : values) allowed.push_back(kv.first);
-  FieldError fe = field_not_supported(path, v, allowed);
+  FieldError fe = field_not_supported(path.str(), v, allowed);
   Error e(ErrorCode::kParse, fe.to_string());
   e.fields.push_back(std::move(fe));
   c.fail(std::move(e));
@@ -56,13 +56,12 @@ std::string enum_text(E e, const std::vector<std::pair<std::string, E>>& values)
 
 }  // namespace
 
-void read_value(DecodeContext& c, const json::value& v, const std::string& path,
+void read_value(DecodeContext& c, const json::value& v, const FieldPath& path,
                 ObjectiveDirection& out) {
   read_enum(c, v, path, out, direction_values());
 }
 
-void read_value(DecodeContext& c, const json::value& v, const std::string& path,
-                ParameterType& out) {
+void read_value(DecodeContext& c, const json::value& v, const FieldPath& path, ParameterType& out) {
   read_enum(c, v, path, out, parameter_type_values());
 }
 

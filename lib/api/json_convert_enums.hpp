@@ -14,9 +14,9 @@
 
 namespace trainer::detail {
 
-void read_value(DecodeContext& c, const boost::json::value& v, const std::string& path,
+void read_value(DecodeContext& c, const boost::json::value& v, const FieldPath& path,
                 ObjectiveDirection& out);
-void read_value(DecodeContext& c, const boost::json::value& v, const std::string& path,
+void read_value(DecodeContext& c, const boost::json::value& v, const FieldPath& path,
                 ParameterType& out);
 [[nodiscard]] boost::json::value to_value(Enc, ObjectiveDirection d);
 [[nodiscard]] boost::json::value to_value(Enc, ParameterType t);

@@ -20,7 +20,7 @@ namespace json = boost::json;
 /// the given kind, before any field is decoded.
 bool check_type_meta(DecodeContext& c, const json::value& doc, std::string_view kind) {
   if (!doc.is_object()) {
-    c.type_error("<document>", doc, "expected object");
+    c.type_error(FieldPath("<document>"), doc, "expected object");
     return false;
   }
   const json::object& o = doc.get_object();
@@ -48,7 +48,7 @@ Result<Decoded<Kind>> decode_kind(const json::value& doc, std::string_view kind,
                                   bool takes_document = false) {
   DecodeContext c(takes_document);
   Kind object;
-  if (check_type_meta(c, doc, kind)) read_value(c, doc, std::string(), object);
+  if (check_type_meta(c, doc, kind)) read_value(c, doc, FieldPath(), object);
   if (c.error()) return tl::unexpected<Error>(*c.error());
   return Decoded<Kind>{std::move(object), c.take_warnings()};
 }

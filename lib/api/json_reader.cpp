@@ -30,6 +30,9 @@ namespace {
 
 namespace json = boost::json;
 
+// `Exact`: keeps the keys of the open objects (duplicates found where they occur) and the field
+// path of the value being read, for the error messages.
+template <bool Exact>
 class Handler {
  public:
   static constexpr std::size_t max_object_size = std::numeric_limits<std::size_t>::max();
@@ -54,45 +57,63 @@ class Handler {
   }
   bool on_object_begin(json::error_code& ec) {
     if (!count(ec)) return false;
-    objects_.push_back(ObjectKeys{key_ends_.size(), nullptr});
-    containers_.push_back(Container{false, 0});
+    if constexpr (Exact) {
+      objects_.push_back(ObjectKeys{key_ends_.size(), nullptr});
+      containers_.push_back(Container{false, 0});
+    }
     return true;
   }
   bool on_object_end(std::size_t n, json::error_code&) {
     stack_.push_object(n);
-    key_ends_.resize(objects_.back().first_key);
-    keys_.resize(key_ends_.empty() ? 0 : key_ends_.back());
-    objects_.pop_back();
-    containers_.pop_back();
+    members_ += n;
+    if constexpr (Exact) {
+      key_ends_.resize(objects_.back().first_key);
+      keys_.resize(key_ends_.empty() ? 0 : key_ends_.back());
+      objects_.pop_back();
+      containers_.pop_back();
+    }
     value_done();
     return true;
   }
   bool on_array_begin(json::error_code& ec) {
     if (!count(ec)) return false;
-    containers_.push_back(Container{true, 0});
+    if constexpr (Exact) containers_.push_back(Container{true, 0});
     return true;
   }
   bool on_array_end(std::size_t n, json::error_code&) {
     stack_.push_array(n);
-    containers_.pop_back();
+    if constexpr (Exact) containers_.pop_back();
     value_done();
     return true;
   }
 
-  bool on_key_part(json::string_view s, std::size_t, json::error_code&) {
-    key_.append(s.data(), s.size());
+  bool on_key_part(json::string_view s, std::size_t, json::error_code& ec) {
+    if constexpr (Exact) {
+      key_.append(s.data(), s.size());
+    } else {
+      if (has_nul(s)) return refuse_nul("an object key", ec);
+      stack_.push_chars(s);
+    }
     return true;
   }
 
   bool on_key(json::string_view s, std::size_t, json::error_code& ec) {
-    key_.append(s.data(), s.size());
-    if (has_nul(key_)) return refuse_nul("an object key", ec);
-    if (seen(key_))
-      return refuse(ErrorCode::kParse, "duplicate key \"" + key_ + "\" in object", ec);
-    stack_.push_key(key_);
-    key_.clear();
+    if constexpr (Exact) {
+      key_.append(s.data(), s.size());
+      if (has_nul(key_)) return refuse_nul("an object key", ec);
+      if (seen(key_))
+        return refuse(ErrorCode::kParse, "duplicate key \"" + key_ + "\" in object", ec);
+      stack_.push_key(key_);
+      key_.clear();
+    } else {
+      if (has_nul(s)) return refuse_nul("an object key", ec);
+      stack_.push_key(s);
+    }
     return true;
   }
+
+  /// The members read into objects (duplicates included).
+  [[nodiscard]] std::size_t members() const noexcept { return members_; }
 
   bool on_string_part(json::string_view s, std::size_t, json::error_code& ec) {
     if (has_nul(s)) return refuse_nul("the string", ec);
@@ -202,7 +223,9 @@ class Handler {
   };
 
   void value_done() {
-    if (!containers_.empty()) ++containers_.back().values;
+    if constexpr (Exact) {
+      if (!containers_.empty()) ++containers_.back().values;
+    }
   }
 
   static bool has_nul(std::string_view s) { return s.find('\0') != std::string_view::npos; }
@@ -236,6 +259,7 @@ class Handler {
   // Decoded text must not hold NUL, as in YAML (docs/yaml.md): no Kubernetes field can use it
   // and C consumers of the C ABI would see a truncated string.
   bool refuse_nul(const char* what, json::error_code& ec) {
+    if constexpr (!Exact) return refuse(ErrorCode::kParse, {}, ec);  // read again: Exact
     const std::string path = path_here();
     return refuse(ErrorCode::kParse,
                   (path.empty() ? std::string() : path + ": ") + what +
@@ -268,15 +292,28 @@ class Handler {
   std::vector<ObjectKeys> objects_;    ///< the open objects, innermost last
   std::vector<Container> containers_;  ///< the open objects and arrays, innermost last
   std::size_t nodes_ = 0;
+  std::size_t members_ = 0;
 };
 
-}  // namespace
+// The members of the objects of `v`, nested ones included.
+std::size_t count_members(const json::value& v) {
+  std::size_t n = 0;
+  if (const auto* obj = v.if_object()) {
+    n = obj->size();
+    for (const auto& kv : *obj) n += count_members(kv.value());
+  } else if (const auto* array = v.if_array()) {
+    for (const auto& item : *array) n += count_members(item);
+  }
+  return n;
+}
 
-Result<json::value> read_json(std::string_view text, const DecodeOptions& options) {
+// One pass of Handler<Exact> over `text`.
+template <bool Exact>
+Result<json::value> read_json_pass(std::string_view text, const DecodeOptions& options) {
   json::parse_options parse_options;
   parse_options.max_depth = options.max_depth;
   try {
-    json::basic_parser<Handler> parser(parse_options, options);
+    json::basic_parser<Handler<Exact>> parser(parse_options, options);
     json::error_code ec;
     const std::size_t n = parser.write_some(false, text.data(), text.size(), ec);
     // The line and column of the stop, only when there is an error to place: counting lines
@@ -293,6 +330,12 @@ Result<json::value> read_json(std::string_view text, const DecodeOptions& option
     }
     if (ec) return fail(ErrorCode::kParse, "json: " + at() + ": " + ec.message());
     if (!parser.handler().root) return fail(ErrorCode::kParse, "json: unexpected end of input");
+    if constexpr (!Exact) {
+      // A duplicate key left one member fewer in its object than were read.
+      if (count_members(*parser.handler().root) != parser.handler().members()) {
+        return fail(ErrorCode::kParse, "json: duplicate key");  // read again: Exact
+      }
+    }
     // write_some stops after one complete value; anything but whitespace after it is an error.
     const auto rest = text.find_first_not_of(" \t\r\n", n);
     if (rest != std::string_view::npos) {
@@ -303,6 +346,14 @@ Result<json::value> read_json(std::string_view text, const DecodeOptions& option
   } catch (const std::bad_alloc&) {
     return fail(ErrorCode::kNoMemory, "json: out of memory");
   }
+}
+
+}  // namespace
+
+Result<json::value> read_json(std::string_view text, const DecodeOptions& options) {
+  auto value = read_json_pass<false>(text, options);
+  if (value) return value;
+  return read_json_pass<true>(text, options);
 }
 
 }  // namespace trainer::detail

@@ -45,7 +45,7 @@ inline constexpr bool kDescribed = boost::describe::has_describe_members<T>::val
 
 /// Keys are matched in document order, so unknown-field warnings come out as kubectl prints them.
 template <class T, std::enable_if_t<kDescribed<T>, int> = 0>
-void read_value(DecodeContext& c, const boost::json::value& v, const std::string& path, T& out) {
+void read_value(DecodeContext& c, const boost::json::value& v, const FieldPath& path, T& out) {
   read_fields(c, v, path, [&](const FieldMatch& m) {
     bool known = false;
     boost::mp11::mp_for_each<Fields<T>>([&](auto field) {

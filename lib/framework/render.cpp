@@ -96,21 +96,13 @@ json::value runtime_json(const RuntimeRefMatch& match, const GivenUp& given_up) 
                                            : to_json(*match.cluster_training_runtime);
 }
 
-// `runtime` when it is one of `owned`, for GivenUp.
-template <class Runtime>
-Runtime* owned_runtime(std::vector<Runtime>& owned, const Runtime* runtime) {
-  for (auto& r : owned) {
-    if (&r == runtime) return &r;
-  }
-  return nullptr;
-}
-
-// render(), with the runtime `job` references and, when admission already computed it, the
-// runtime info on it (it depends only on the TrainJob's spec and the runtime's), so that neither
-// is looked up or built twice.
+// render(), with the runtime `job` references and, when admission already computed them, the
+// runtime info on it (it depends only on the TrainJob's spec and the runtime's) and the runtime's
+// YAML for its snapshot, so that nothing is looked up or built twice.
 Result<RenderOutput> render_pipeline(TrainJob job, const RuntimeRefMatch& runtime,
                                      const GivenUp& given_up, const RenderContext& ctx,
-                                     const Framework* framework, std::optional<Info> live_info) {
+                                     const Framework* framework, std::optional<Info> live_info,
+                                     std::optional<std::string> runtime_yaml) {
   if (!ctx.train_job_uid.empty()) job.metadata.uid = ctx.train_job_uid;
   job.metadata.namespace_ = train_job_namespace(job);
 
@@ -151,8 +143,9 @@ Result<RenderOutput> render_pipeline(TrainJob job, const RuntimeRefMatch& runtim
   // The live runtime's snapshot, once nothing reads the runtime any more (its JSON may take its
   // template: GivenUp).
   if (!*snapshot) {
-    out.objects.emplace_back(
-        detail::runtime_snapshot_config_map(job, runtime_json(runtime, given_up)));
+    out.objects.emplace_back(detail::runtime_snapshot_config_map(
+        job,
+        runtime_yaml ? std::move(*runtime_yaml) : encode_yaml(runtime_json(runtime, given_up))));
   }
   if (auto r = framework->run_enforce_ml_policy(*info, job, ctx); !r)
     return tl::unexpected(r.error());
@@ -174,7 +167,8 @@ Result<RenderOutput> render_pipeline(TrainJob job, const RuntimeRefMatch& runtim
 
 Result<RenderOutput> render(const TrainJob& job, const RuntimeLookup& runtime,
                             const RenderContext& ctx, const Framework* framework) {
-  return render_pipeline(job, match_runtime(job, runtime), GivenUp{}, ctx, framework, std::nullopt);
+  return render_pipeline(job, match_runtime(job, runtime), GivenUp{}, ctx, framework, std::nullopt,
+                         std::nullopt);
 }
 
 Result<RenderOutput> render_documents(const std::vector<json::value>& documents,
@@ -211,10 +205,10 @@ Result<RenderOutput> render_documents(std::vector<json::value>&& documents,
       detail::with_existing_objects(ctx, scope.existing_objects, scope.default_namespace);
   // Nothing reads the admitted TrainJob and runtime after the render: they are given up to it.
   const GivenUp given_up{
-      owned_runtime(adm.objects.training_runtimes, match.training_runtime),
-      owned_runtime(adm.objects.cluster_training_runtimes, match.cluster_training_runtime)};
+      detail::owned_runtime(adm.objects.training_runtimes, match.training_runtime),
+      detail::owned_runtime(adm.objects.cluster_training_runtimes, match.cluster_training_runtime)};
   auto out = render_pipeline(std::move(job), match, given_up, rctx, options.framework,
-                             std::move(jobs.front().info));
+                             std::move(jobs.front().info), std::move(jobs.front().runtime_yaml));
   if (!out) return out;
   out->warnings = std::move(adm.warnings);
   return out;

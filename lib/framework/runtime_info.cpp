@@ -2,6 +2,8 @@
 //
 // Upstream `newRuntimeInfo` (reference 3.6): how a runtime and a TrainJob are merged into the
 // `Info` every plugin works on.
+#include "framework/runtime_info.hpp"
+
 #include "kube/strategic_merge.hpp"
 #include "trainer/codec.hpp"
 #include "trainer/json_path.hpp"
@@ -117,7 +119,10 @@ Result<json::object> apply_runtime_patches(const TrainJob& job, json::object spe
 
 }  // namespace
 
-Result<Info> new_runtime_info(const TrainJob& job, const TrainingRuntimeSpec& spec) {
+namespace detail {
+
+Result<Info> new_runtime_info(const TrainJob& job, const TrainingRuntimeSpec& spec,
+                              json::object jobset_spec) {
   Info info;
   // 3.6.1: JobSet labels/annotations.
   info.labels = spec.template_.metadata.labels;
@@ -136,9 +141,9 @@ Result<Info> new_runtime_info(const TrainJob& job, const TrainingRuntimeSpec& sp
 
   // 3.6.2: runtime patches.
   if (!job.spec.runtime_patches.empty()) {
-    info.template_spec.runtime_jobset_spec = spec.template_.spec;
+    info.template_spec.runtime_jobset_spec = jobset_spec;
   }
-  auto patched = apply_runtime_patches(job, spec.template_.spec);
+  auto patched = apply_runtime_patches(job, std::move(jobset_spec));
   if (!patched) return tl::unexpected(patched.error());
   info.template_spec.jobset_spec = std::move(*patched);
 
@@ -203,6 +208,12 @@ Result<Info> new_runtime_info(const TrainJob& job, const TrainingRuntimeSpec& sp
     info.template_spec.pod_sets.push_back(std::move(ps));
   }
   return info;
+}
+
+}  // namespace detail
+
+Result<Info> new_runtime_info(const TrainJob& job, const TrainingRuntimeSpec& spec) {
+  return detail::new_runtime_info(job, spec, spec.template_.spec);
 }
 
 }  // namespace trainer

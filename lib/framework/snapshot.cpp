@@ -118,7 +118,7 @@ std::string runtime_snapshot_name(const TrainJob& job) {
   return job.metadata.name.value_or("") + kSnapshotSuffix;
 }
 
-json::object runtime_snapshot_config_map(const TrainJob& job, const json::value& runtime) {
+json::object runtime_snapshot_config_map(const TrainJob& job, std::string runtime_yaml) {
   json::object cm;
   cm["apiVersion"] = "v1";
   cm["kind"] = "ConfigMap";
@@ -129,7 +129,7 @@ json::object runtime_snapshot_config_map(const TrainJob& job, const json::value&
       json::array{train_job_owner_reference(job, job.metadata.uid.value_or(""))};
   cm["metadata"] = std::move(meta);
   json::object data;
-  data[kRuntimeDataKey] = encode_yaml(runtime);
+  data[kRuntimeDataKey] = std::move(runtime_yaml);
   cm["data"] = std::move(data);
   return cm;
 }

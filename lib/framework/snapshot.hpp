@@ -18,10 +18,11 @@ namespace trainer::detail {
 /// `<job>-runtime-snapshot`.
 [[nodiscard]] std::string runtime_snapshot_name(const TrainJob& job);
 
-/// The ConfigMap the controller applies: data key `runtime` = YAML of `runtime` (the runtime
-/// object as JSON, apiVersion and kind set), owned by the TrainJob.
+/// The ConfigMap the controller applies: data key `runtime` = `runtime_yaml`, the YAML of the
+/// runtime (`encode_yaml` of the runtime object as JSON, apiVersion and kind set), owned by the
+/// TrainJob.
 [[nodiscard]] boost::json::object runtime_snapshot_config_map(const TrainJob& job,
-                                                              const boost::json::value& runtime);
+                                                              std::string runtime_yaml);
 
 /// What a snapshot keeps of its runtime: the spec and who the runtime is (Info::runtime).
 struct RuntimeSnapshot {

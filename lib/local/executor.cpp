@@ -82,9 +82,11 @@ class Executor::Impl {
   Result<void> init() {
     wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (wake_fd_ < 0) return fail(ErrorCode::kIo, std::string("eventfd: ") + std::strerror(errno));
-    const auto path = combined_log_path(config_.run_dir);
-    run_log_fd_ = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (run_log_fd_ < 0) return fail(ErrorCode::kIo, path + ": " + std::strerror(errno));
+    run_log_fd_ = openat(config_.run_folder.get(), detail::kRunLogName,
+                         O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (run_log_fd_ < 0) {
+      return fail(ErrorCode::kIo, combined_log_path(config_.run_dir) + ": " + std::strerror(errno));
+    }
     if (config_.progress) {
       const auto& plan = lifecycle_.plan();
       auto attached = config_.progress->impl().attach(plan.namespace_, plan.train_job,
@@ -185,7 +187,8 @@ class Executor::Impl {
     }
     // state.json is what `trainerctl status` and the rsh agent read; a failure to write it is
     // reported once, the run goes on.
-    if (auto w = detail::write_state(config_.run_dir, snapshot); !w && !state_write_failed_) {
+    if (auto w = detail::write_state(config_.run_folder.get(), config_.run_dir, snapshot);
+        !w && !state_write_failed_) {
       state_write_failed_ = true;
       warn(w.error().message);
     }

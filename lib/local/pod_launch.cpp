@@ -55,12 +55,21 @@ std::string dir_of(const std::string& path) {
 
 // This process's pid as /proc shows it (0 when /proc is not mounted): what a pod's helper,
 // PID 1 of its own namespace, reads there as its parent's before it mounts the pod's /proc.
+// Read once per process (a tuning run prepares a run per trial), again after a fork.
 long proc_pid() {
+  static std::mutex mu;
+  static pid_t read_in = -1;
+  static long seen = 0;
+  const pid_t self = getpid();
+  std::lock_guard<std::mutex> lock(mu);
+  if (read_in == self && seen != 0) return seen;
   char buf[32];
   const ssize_t n = readlink("/proc/self", buf, sizeof buf - 1);
   if (n <= 0) return 0;
   buf[n] = '\0';
-  return std::strtol(buf, nullptr, 10);
+  read_in = self;
+  seen = std::strtol(buf, nullptr, 10);
+  return seen;
 }
 
 // The folder of the running executable ("" when /proc is not mounted).
@@ -221,9 +230,10 @@ void point_env_at_token_volumes(const PodPlan& pod, const std::string& volumes_d
 // Creates (or adopts) the run folder and its fixed content: 0700 when the plan holds Secrets
 // (their values land in pod specs and volumes), logs/, pods/, claims/ (when a pod has a claim),
 // sockets/ (0700) and the hosts file, all below a descriptor of the folder without following
-// links. Sets `real` to its canonical path.
-Result<void> make_run_folder(const Plan& plan, const LaunchConfig& config, const std::string& path,
-                             std::string& real) {
+// links. Sets `config.run_dir` to its canonical path and keeps the folder, logs/ and pods/ open
+// in `config`.
+Result<void> make_run_folder(const Plan& plan, LaunchConfig& config, const std::string& path) {
+  std::string& real = config.run_dir;
   const bool secrets = !plan.secrets.empty();
   auto run = open_root(path, secrets ? 0700 : 0755);
   if (!run) return tl::unexpected(std::move(run.error()));
@@ -247,10 +257,10 @@ Result<void> make_run_folder(const Plan& plan, const LaunchConfig& config, const
   if (secrets && fchmod(run->get(), 0700) != 0) {
     return fail(ErrorCode::kIo, "making " + real + " private: " + std::strerror(errno));
   }
-  for (const char* sub : {"logs", "pods"}) {
-    auto made = open_below(run->get(), sub, true, real);
-    if (!made) return tl::unexpected(std::move(made.error()));
-  }
+  auto logs = open_below(run->get(), "logs", true, real);
+  if (!logs) return tl::unexpected(std::move(logs.error()));
+  auto pods = open_below(run->get(), "pods", true, real);
+  if (!pods) return tl::unexpected(std::move(pods.error()));
   // claims/ only in a run whose pods have a claim (a run without one has no use for it).
   const bool claims = std::any_of(plan.pods.begin(), plan.pods.end(), [](const PodPlan& pod) {
     return std::any_of(pod.volumes.begin(), pod.volumes.end(),
@@ -265,7 +275,13 @@ Result<void> make_run_folder(const Plan& plan, const LaunchConfig& config, const
   if (fchmod(sockets->get(), 0700) != 0) {
     return fail(ErrorCode::kIo, "making " + real + "/sockets private: " + std::strerror(errno));
   }
-  return write_file_below(run->get(), "hosts", hosts_file(plan, config.loopback_names), 0644, real);
+  auto hosts =
+      write_file_below(run->get(), "hosts", hosts_file(plan, config.loopback_names), 0644, real);
+  if (!hosts) return hosts;
+  config.run_folder = std::move(*run);
+  config.logs_folder = std::move(*logs);
+  config.pods_folder = std::move(*pods);
+  return {};
 }
 
 }  // namespace
@@ -335,7 +351,7 @@ Result<LaunchConfig> prepare_run(const Plan& plan, const ExecutorOptions& option
     auto env = pod_env(plan, pod, pod.hostname + "-0", config);
     if (!env) return tl::unexpected(std::move(env.error()));
   }
-  if (auto made = make_run_folder(plan, config, options.run_dir, config.run_dir); !made) {
+  if (auto made = make_run_folder(plan, config, options.run_dir); !made) {
     return tl::unexpected(std::move(made.error()));
   }
   if (config.namespaces && (has_space(config.helper) || has_space(config.run_dir))) {
@@ -350,10 +366,8 @@ Result<PreparedPod> prepare_pod(const Plan& plan, std::size_t index, const std::
                                 const LaunchConfig& config) {
   const auto& pod = plan.pods[index];
   // The attempt's folder, its volumes and its spec, all below the run folder's descriptor.
-  const int run_fd = open(config.run_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (run_fd < 0) return fail(ErrorCode::kIo, config.run_dir + ": " + std::strerror(errno));
-  const Fd run(run_fd);
-  auto pod_dir = open_below(run_fd, "pods/" + name, true, config.run_dir);
+  const int run_fd = config.run_folder.get();
+  auto pod_dir = open_below(config.pods_folder.get(), name, true, config.run_dir + "/pods");
   if (!pod_dir) return tl::unexpected(std::move(pod_dir.error()));
   const std::string dir = config.run_dir + "/pods/" + name;
 
@@ -409,9 +423,8 @@ Result<PreparedPod> prepare_pod(const Plan& plan, std::size_t index, const std::
     return tl::unexpected(w.error());
   }
   out.log_path = config.run_dir + "/logs/" + name + ".log";
-  auto logs = open_below(run_fd, "logs", false, config.run_dir);
-  if (!logs) return tl::unexpected(std::move(logs.error()));
-  auto log = create_file_at(logs->get(), name + ".log", 0644, config.run_dir + "/logs");
+  auto log =
+      create_file_at(config.logs_folder.get(), name + ".log", 0644, config.run_dir + "/logs");
   if (!log) return tl::unexpected(std::move(log.error()));
   out.log = std::move(*log);
   return out;

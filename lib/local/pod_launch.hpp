@@ -22,7 +22,10 @@ namespace trainer::local::detail {
 /// What every pod launch of a run needs; made once by `prepare_run`.
 struct LaunchConfig {
   std::string run_dir;  ///< absolute
-  std::string helper;   ///< absolute path of trainer-pod
+  /// The run folder and its logs/ and pods/, open for the run: state.json, run.log and every
+  /// pod's files are made below them without walking their paths again.
+  Fd run_folder, logs_folder, pods_folder;
+  std::string helper;  ///< absolute path of trainer-pod
   bool namespaces = false;
   EnvList host_env;
   std::string node_name;

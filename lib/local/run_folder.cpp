@@ -221,10 +221,7 @@ Result<void> write_file_below(int dir, std::string_view rel, std::string_view co
   return {};
 }
 
-Result<void> write_state(const std::string& run_dir, const json::value& state) {
-  const int dir = open(run_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir < 0) return io_error("opening", run_dir, "");
-  const Fd owned(dir);
+Result<void> write_state(int dir, const std::string& run_dir, const json::value& state) {
   auto written =
       write_file_below(dir, ".state.json.tmp", json::serialize(state) + "\n", 0644, run_dir);
   if (!written) return written;
@@ -263,7 +260,7 @@ Result<json::value> read_status(const std::string& run_dir) {
 }
 
 std::string combined_log_path(const std::string& run_dir) {
-  return run_dir + "/run.log";
+  return run_dir + "/" + detail::kRunLogName;
 }
 
 Result<std::string> pod_log_path(const std::string& run_dir, std::string_view pod) {

@@ -63,7 +63,12 @@ struct Node {
 [[nodiscard]] Result<void> write_file_below(int dir, std::string_view rel, std::string_view content,
                                             unsigned mode, const std::string& shown);
 
-/// Writes `<run_dir>/state.json` atomically (a reader never sees half a document).
-[[nodiscard]] Result<void> write_state(const std::string& run_dir, const boost::json::value& state);
+/// The combined log's name in the run folder (`trainer::local::combined_log_path`).
+inline constexpr const char* kRunLogName = "run.log";
+
+/// Writes `state.json` in the run folder `run` (open, named `run_dir` in errors) atomically: a
+/// reader never sees half a document.
+[[nodiscard]] Result<void> write_state(int run, const std::string& run_dir,
+                                       const boost::json::value& state);
 
 }  // namespace trainer::local::detail

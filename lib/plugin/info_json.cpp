@@ -24,7 +24,7 @@ namespace detail {
 // The two member types of the view with rules of their own, reached by the struct codec by
 // overload.
 
-void read_value(DecodeContext& c, const boost::json::value& v, const std::string& path,
+void read_value(DecodeContext& c, const boost::json::value& v, const FieldPath& path,
                 PodEndpoints& out) {
   std::vector<std::string> names;
   read_value(c, v, path, names);
@@ -38,7 +38,7 @@ boost::json::value to_value(Enc, const PodEndpoints& endpoints) {
   return boost::json::value(std::move(a));
 }
 
-void read_value(DecodeContext& c, const boost::json::value& v, const std::string& path,
+void read_value(DecodeContext& c, const boost::json::value& v, const FieldPath& path,
                 std::map<std::string, Quantity>& out) {
   out.clear();
   if (v.is_null()) return;
@@ -47,10 +47,10 @@ void read_value(DecodeContext& c, const boost::json::value& v, const std::string
     return;
   }
   for (const auto& kv : v.get_object()) {
-    const std::string child = key_path(path, kv.key());
+    const FieldPath child = FieldPath::map_key(path, kv.key());
     auto q = quantity_from_json(kv.value(), kv.key());
     if (!q) {
-      auto fe = field_invalid(child, kv.value(), q.error().message);
+      auto fe = field_invalid(child.str(), kv.value(), q.error().message);
       Error e(ErrorCode::kInvalid, fe.to_string());
       e.fields.push_back(std::move(fe));
       c.fail(std::move(e));
@@ -78,7 +78,8 @@ using detail::read_fields;
 using detail::to_value;
 
 void read_info(DecodeContext& c, const json::value& v, Info& out) {
-  read_fields(c, v, "info", [&](const FieldMatch& m) {
+  const detail::FieldPath root("info");
+  read_fields(c, v, root, [&](const FieldMatch& m) {
     // The policies are optional members: one the patch deleted must not survive from `info`.
     if (m.key == "runtimePolicy") out.runtime_policy = {};
     if (m.key == "templateSpec") {

@@ -160,6 +160,21 @@ TEST_CASE("duplicate keys are refused in YAML and JSON", "[limits]") {
                 "json: line 1, column 17: duplicate key \"a\" in object");
   // The same key in different objects is fine.
   CHECK(parse_documents(R"({"a": {"a": 1}, "b": {"a": 2}})"));
+  // The first problem is reported: a duplicate before a syntax error, before a NUL, before a
+  // number out of range (the reader finds duplicates in one pass, then reads the text again).
+  require_error(parse_documents("{\"x\": [{\"b\": 1, \"b\": 2}], \"y\": [1,, 2]}"),
+                ErrorCode::kParse, "json: line 1, column 19: duplicate key \"b\" in object");
+  require_error(parse_documents(R"({"x": {"b": 1, "b": 2}, "y": "\u0000"})"), ErrorCode::kParse,
+                "json: line 1, column 18: duplicate key \"b\" in object");
+  require_error(parse_documents(R"({"y": 1e400, "x": {"b": 1, "b": 2}})"), ErrorCode::kParse,
+                "json: line 1, column 12: number 1e400 is out of the range of a float64");
+  // In an object with many keys (looked up in a hash set), and a key split by an escape.
+  std::string many = "{";
+  for (int i = 0; i < 40; ++i)
+    many += "\"k" + std::to_string(i) + "\": " + std::to_string(i) + ", ";
+  require_error(parse_documents(many + R"("k\u00337": 1})"), ErrorCode::kParse,
+                "json: line 1, column 431: duplicate key \"k37\" in object");
+  CHECK(parse_documents(many + R"("k\u00340": 1})"));
 }
 
 TEST_CASE("non-string map keys are refused", "[limits]") {

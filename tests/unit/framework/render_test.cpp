@@ -104,6 +104,56 @@ TEST_CASE("render_documents: snapshot ConfigMap first, then the JobSet") {
   CHECK(out->skipped_reason.empty());
 }
 
+TEST_CASE("render_documents renders alike whether admission gives the runtime's template up") {
+  // A runtime before its TrainJob is read by nothing admitted after the TrainJob: its JobSet
+  // template moves into the runtime info once its snapshot is written. After the TrainJob, the
+  // runtime is still to be admitted, so the template is copied.
+  const std::string job = job_yaml("j", "rt", R"(
+  trainer:
+    resourcesPerNode: {limits: {cpu: "2"}}
+  runtimePatches:
+    - manager: example.com/one
+      trainingRuntimeSpec:
+        template:
+          metadata: {labels: {patched: "yes"}}
+          spec:
+            replicatedJobs:
+              - name: node
+                template:
+                  spec:
+                    template:
+                      spec:
+                        nodeSelector: {k: v}
+)");
+  const std::string runtime = runtime_yaml("rt", "img:v1") + R"(
+  mlPolicy: {numNodes: 2}
+)";
+  auto taken = trainer::render_documents(docs(runtime + "---\n" + job), context());
+  auto copied = trainer::render_documents(docs(job + "---\n" + runtime), context());
+  REQUIRE(taken);
+  REQUIRE(copied);
+  REQUIRE(taken->objects.size() == 2);
+  CHECK(taken->objects == copied->objects);
+  CHECK(taken->warnings == copied->warnings);
+  // The snapshot holds the runtime's template as given, without the patch or the resources.
+  auto snapshot = trainer::parse_documents(taken->objects[0].at("data").at("runtime").as_string());
+  REQUIRE(snapshot);
+  const auto pod_spec = [](const json::value& jobset_spec) {
+    return jobset_spec.at("replicatedJobs")
+        .at(0)
+        .at("template")
+        .at("spec")
+        .at("template")
+        .at("spec");
+  };
+  const auto& kept = pod_spec(snapshot->at(0).at("spec").at("template").at("spec"));
+  CHECK(kept.as_object().if_contains("nodeSelector") == nullptr);
+  CHECK(kept.at("containers").at(0).as_object().if_contains("resources") == nullptr);
+  const auto& built = pod_spec(taken->objects[1].at("spec"));
+  CHECK(built.at("nodeSelector") == fwtest::yaml("{k: v}"));
+  CHECK(built.at("containers").at(0).at("resources") == fwtest::yaml("{limits: {cpu: '2'}}"));
+}
+
 TEST_CASE("render uses an existing snapshot owned by the TrainJob instead of the live runtime") {
   const auto rt = fwtest::training_runtime(runtime_yaml("rt", "live:v2"));
   const auto job = fwtest::train_job(job_yaml("j", "rt"));
