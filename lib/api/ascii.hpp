@@ -24,6 +24,10 @@ constexpr bool is_alpha(char c) noexcept {
 constexpr bool is_alnum(char c) noexcept {
   return is_alpha(c) || is_digit(c);
 }
+/// [a-z0-9], the characters of a DNS label.
+constexpr bool is_lower_alnum(char c) noexcept {
+  return is_lower(c) || is_digit(c);
+}
 
 /// What `trim` removes unless told otherwise: space, tab, CR and LF.
 inline constexpr std::string_view kWhitespace = " \t\r\n";

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "api/yaml_scalar.hpp"
+#include "api/ascii.hpp"
 #include "api/number_text.hpp"
 
 #include <array>
@@ -59,9 +60,7 @@ const Word* find_word(std::string_view text) {
   return nullptr;
 }
 
-bool is_digit(char c) {
-  return c >= '0' && c <= '9';
-}
+using ascii::is_digit;
 
 int digit_value(char c) {
   if (c >= '0' && c <= '9') return c - '0';

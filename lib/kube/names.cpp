@@ -58,13 +58,11 @@ constexpr const char* kConfigMapKeyErrMsg =
     "a valid config key must consist of alphanumeric characters, '-', '_' or '.'";
 constexpr const char* kHttpPathFmt = "[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+";
 
-bool is_lower_alnum(char c) noexcept {
-  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-}
 using ascii::is_alnum;
 using ascii::is_alpha;
 using ascii::is_digit;
 using ascii::is_lower;
+using ascii::is_lower_alnum;
 
 // [a-z0-9]([-a-z0-9]*[a-z0-9])?
 bool matches_dns1123_label(std::string_view s) noexcept {

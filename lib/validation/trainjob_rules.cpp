@@ -2,6 +2,7 @@
 //
 // TrainJob CRD rules (reference 1.2-1.7). Fields are visited in the CRD's field order; for each
 // field its schema errors come first, then its CEL rules, then its children.
+#include "api/ascii.hpp"
 #include "validation/quantity_rules.hpp"
 #include "validation/rules.hpp"
 
@@ -16,15 +17,9 @@ namespace {
 
 constexpr const char* kImmutable = "field is immutable";
 
-bool is_lower_alnum(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-}
-bool is_alpha(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-bool is_digit(char c) {
-  return c >= '0' && c <= '9';
-}
+using ascii::is_alpha;
+using ascii::is_digit;
+using ascii::is_lower_alnum;
 
 // `^[a-z]([-a-z0-9]*[a-z0-9])?$`
 bool is_rfc1035_label_format(std::string_view s) {

@@ -4,6 +4,7 @@
 // the evaluator follows its FindResults, with missing keys allowed.
 #include "jsonpath.hpp"
 
+#include "api/ascii.hpp"
 #include "api/number_text.hpp"
 
 #include <boost/json/array.hpp>
@@ -64,9 +65,7 @@ tl::unexpected<std::string> error(std::string message) {
   return tl::unexpected(std::move(message));
 }
 
-bool is_digit(char c) {
-  return c >= '0' && c <= '9';
-}
+using trainer::ascii::is_digit;
 
 // Go's unicode.IsLetter/IsDigit or `_`; bytes of multi-byte UTF-8 count as letters.
 bool is_alphanumeric(char c) {
