@@ -5,6 +5,7 @@
 // std::isdigit and friends read), so every reader of them uses these.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 namespace trainer::ascii {
@@ -27,6 +28,16 @@ constexpr bool is_alnum(char c) noexcept {
 /// [a-z0-9], the characters of a DNS label.
 constexpr bool is_lower_alnum(char c) noexcept {
   return is_lower(c) || is_digit(c);
+}
+
+/// `text` with A-Z turned into a-z, whatever the C locale (Kubernetes kinds, HTTP header names,
+/// resource names compared without case).
+inline std::string to_lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
+    if (is_upper(c)) c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
 }
 
 /// What `trim` removes unless told otherwise: space, tab, CR and LF.

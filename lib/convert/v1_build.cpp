@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "convert/v1_build.hpp"
 
+#include "api/ascii.hpp"
 #include "convert/v1_run_policy.hpp"
 #include "trainer/json_path.hpp"
 
@@ -45,7 +46,7 @@ json::object pod_template(const V1Job& job, const Group& group,
   auto& labels = ensure_object(tmpl, {"metadata", "labels"});
   labels["training.kubeflow.org/job-name"] = job.name;
   labels["training.kubeflow.org/operator-name"] = job.info->operator_name;
-  if (group.name == lower(group.role->type)) {
+  if (group.name == ascii::to_lower(group.role->type)) {
     labels["training.kubeflow.org/replica-type"] = group.name;
   }
   auto& spec = ensure_object(tmpl, {"spec"});
@@ -142,7 +143,7 @@ std::vector<json::value> build_objects(const V1Job& job, const Plan& plan, RunPo
       {"metadata", json::object{{"name", runtime_name(job)},
                                 {"namespace", job.ns},
                                 {"labels", json::object{{"training.kubeflow.org/converted-from",
-                                                         lower(job.info->kind)}}}}},
+                                                         ascii::to_lower(job.info->kind)}}}}},
       {"spec", std::move(runtime_spec)}};
 
   json::object meta{{"name", job.name}, {"namespace", job.ns}};

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "convert/v1_job.hpp"
 
+#include "api/ascii.hpp"
 #include "trainer/json_path.hpp"
 #include "trainer/names.hpp"
 #include "trainer/validation.hpp"
@@ -14,13 +15,6 @@ using trainer::find_array;
 using trainer::find_int;
 using trainer::find_object;
 using trainer::find_string;
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
 
 std::string pod_address(std::string_view job, std::string_view rjob, std::int64_t job_index,
                         std::int64_t index) {
@@ -121,7 +115,7 @@ std::string canonical_type(std::string_view key, const KindInfo& info) {
   if (info.kind == "MPIJob") return std::string(key);  // v1 does not rename MPI keys
   const auto& known = info.types.empty() ? kTfTypes : info.types;
   for (auto t : known) {
-    if (lower(t) == lower(key)) return std::string(t);
+    if (ascii::to_lower(t) == ascii::to_lower(key)) return std::string(t);
   }
   return std::string(key);
 }

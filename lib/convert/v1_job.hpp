@@ -136,8 +136,6 @@ inline constexpr std::string_view kGlobalIndexField =
 [[nodiscard]] boost::json::object env_var(std::string_view name, std::string value);
 /// `{name, valueFrom: {fieldRef: {fieldPath}}}`.
 [[nodiscard]] boost::json::object env_field(std::string_view name, std::string_view field_path);
-/// Lower-case ASCII.
-[[nodiscard]] std::string lower(std::string_view text);
 /// Whether two roles' pod templates are the same (then one `node` replicatedJob runs both).
 [[nodiscard]] bool same_template(const Role& a, const Role& b);
 

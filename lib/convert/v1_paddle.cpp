@@ -4,6 +4,7 @@
 // alone (collective mode), with v1's PADDLE_* variables. PADDLE_MASTER is the first Master's
 // (or Worker's) pod address for every pod, index 0 included, where v1 gave index 0 its own
 // pod IP: the address resolves to that IP.
+#include "api/ascii.hpp"
 #include "convert/v1_kinds.hpp"
 #include "trainer/json_path.hpp"
 
@@ -22,7 +23,7 @@ Plan paddle_plan(const V1Job& job, Diagnostics& diag) {
     diag.refuse(field_required("spec.paddleReplicaSpecs", "must have a Master or a Worker"));
     return p;
   }
-  const std::string first_rjob = lower(first->type);
+  const std::string first_rjob = ascii::to_lower(first->type);
   const std::string endpoint =
       pod_address(job.name, first_rjob, 0) + ":" + std::to_string(job.port(*first));
   for (const auto& r : job.roles) {
@@ -34,7 +35,7 @@ Plan paddle_plan(const V1Job& job, Diagnostics& diag) {
     if (master != nullptr) {
       env.push_back(env_var(r.type == "Master" ? "PADDLE_SERVER_NUM" : "PADDLE_TRAINER_NUM", "1"));
     }
-    p.groups.push_back(make_group(lower(r.type), &r, r.replicas, false, std::move(env)));
+    p.groups.push_back(make_group(ascii::to_lower(r.type), &r, r.replicas, false, std::move(env)));
   }
   p.success_targets = {worker != nullptr ? "worker" : "master"};
   if (const auto* ep = find_object(job.spec, "elasticPolicy")) {

@@ -3,6 +3,7 @@
 // TFJob (reference 1.2, 2.3, 3.6): one replicatedJob per replica type (chief, ps, worker,
 // evaluator, ...), TF_CONFIG in the `tensorflow` container with one JobSet pod address per
 // replica and the task index from the completion index ($(V1_REPLICA_INDEX)).
+#include "api/ascii.hpp"
 #include "convert/v1_kinds.hpp"
 #include "trainer/json_path.hpp"
 
@@ -25,7 +26,7 @@ bool counts_for_tf_config(const std::string& type) {
 std::string tf_config(const V1Job& job, const Role& self) {
   std::map<std::string, std::vector<std::string>> cluster;
   for (const auto& r : job.roles) {
-    const std::string rjob = lower(r.type);
+    const std::string rjob = ascii::to_lower(r.type);
     auto& list = cluster[rjob];
     for (std::int64_t i = 0; i < r.replicas; ++i) {
       list.push_back(pod_address(job.name, rjob, i) + ":" + std::to_string(job.port(r)));
@@ -43,7 +44,7 @@ std::string tf_config(const V1Job& job, const Role& self) {
     }
     text += "]";
   }
-  text += "},\"task\":{\"type\":" + json::serialize(json::string(lower(self.type))) +
+  text += "},\"task\":{\"type\":" + json::serialize(json::string(ascii::to_lower(self.type))) +
           ",\"index\":$(" + std::string(kIndexVar) + ")},\"environment\":\"cloud\"}";
   return text;
 }
@@ -53,7 +54,7 @@ std::string tf_config(const V1Job& job, const Role& self) {
 // key come from the completion index.
 std::string sparse_tf_config(const V1Job& job, const Role& self) {
   const std::string idx = "$(" + std::string(kIndexVar) + ")";
-  const std::string type = lower(self.type);
+  const std::string type = ascii::to_lower(self.type);
   const std::string own =
       job.name + "-" + type + "-0-" + idx + "." + job.name + ":" + std::to_string(job.port(self));
   std::string worker = "{}";
@@ -96,7 +97,7 @@ Plan tensorflow_plan(const V1Job& job, Diagnostics& diag) {
   const bool dynamic = dyn != nullptr && dyn->is_bool() && dyn->get_bool();
   for (const auto& r : job.roles) {
     Group g;
-    g.name = lower(r.type);
+    g.name = ascii::to_lower(r.type);
     g.role = &r;
     g.count = r.replicas;
     g.all_containers = false;
@@ -114,7 +115,7 @@ Plan tensorflow_plan(const V1Job& job, Diagnostics& diag) {
         field_not_supported("spec.successPolicy", json::value(success), {"", "AllWorkers"}));
   }
   if (chief != nullptr) {
-    p.success_targets = {lower(chief->type)};
+    p.success_targets = {ascii::to_lower(chief->type)};
   } else if (has_worker) {
     p.success_targets = {"worker"};
     if (success.empty()) {

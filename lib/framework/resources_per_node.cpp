@@ -4,6 +4,7 @@
 // ExtractResourcePerNodeFromRuntime, GetNumGPUPerNode, torch getNumCPUPerNode).
 #include "trainer/plugin_support.hpp"
 
+#include "api/ascii.hpp"
 #include "kube/quantity_json.hpp"
 #include "trainer/json_path.hpp"
 
@@ -24,10 +25,7 @@ bool string_equals(const json::object& obj, std::string_view key, std::string_vi
 }
 
 bool contains_gpu(std::string_view name) {
-  std::string lower(name);
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return lower.find("gpu") != std::string::npos;
+  return ascii::to_lower(name).find("gpu") != std::string::npos;
 }
 
 // Upstream `numGPU`: the value of the first `*gpu*` resource, even when it is 0.

@@ -2,6 +2,8 @@
 // "Did you mean" for names: the edit distance and the closest candidate (trainer/names.hpp).
 #include "trainer/names.hpp"
 
+#include "api/ascii.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <numeric>
@@ -9,11 +11,7 @@
 namespace trainer {
 namespace {
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
+using ascii::to_lower;
 
 }  // namespace
 
@@ -38,11 +36,11 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 
 std::optional<std::string> closest_name(std::string_view typed,
                                         const std::vector<std::string>& candidates) {
-  const std::string t = lower(typed);
+  const std::string t = to_lower(typed);
   const std::string* best = nullptr;
   std::size_t best_distance = 0;
   for (const auto& candidate : candidates) {
-    const std::size_t d = edit_distance(t, lower(candidate));
+    const std::size_t d = edit_distance(t, to_lower(candidate));
     const std::size_t limit = std::max<std::size_t>(1, std::max(t.size(), candidate.size()) / 3);
     if (d > limit || (best != nullptr && d >= best_distance)) continue;
     best = &candidate;

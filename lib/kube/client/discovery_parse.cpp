@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "kube/client/discovery.hpp"
 
+#include "api/ascii.hpp"
 #include "trainer/json_path.hpp"
 
 #include <algorithm>
@@ -23,11 +24,7 @@ std::vector<std::string> strings_at(const boost::json::object& object, std::stri
   return out;
 }
 
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
+using ascii::to_lower;
 
 }  // namespace
 
@@ -64,7 +61,7 @@ std::vector<Resource> parse_aggregated_discovery(const boost::json::object& list
           r.kind = find_string(*kind, "kind").value_or("");
         }
         r.singular = find_string(doc, "singularResource").value_or("");
-        if (r.singular.empty()) r.singular = lower(r.kind);
+        if (r.singular.empty()) r.singular = to_lower(r.kind);
         r.namespaced = find_string(doc, "scope").value_or("") == "Namespaced";
         r.verbs = strings_at(doc, "verbs");
         r.short_names = strings_at(doc, "shortNames");
@@ -94,7 +91,7 @@ std::vector<Resource> parse_resource_list(const boost::json::object& list) {
     if (r.resource.empty() || r.resource.find('/') != std::string::npos) continue;
     r.kind = find_string(doc, "kind").value_or("");
     r.singular = find_string(doc, "singularName").value_or("");
-    if (r.singular.empty()) r.singular = lower(r.kind);
+    if (r.singular.empty()) r.singular = to_lower(r.kind);
     const auto* namespaced = doc.if_contains("namespaced");
     r.namespaced = namespaced != nullptr && namespaced->is_bool() && namespaced->get_bool();
     r.verbs = strings_at(doc, "verbs");
@@ -145,9 +142,9 @@ std::optional<Resource> find_kind(const std::vector<Resource>& resources,
 }
 
 std::optional<Resource> find_named(const std::vector<Resource>& resources, std::string_view name) {
-  const std::string wanted = lower(name);
+  const std::string wanted = to_lower(name);
   const auto matches = [](const Resource& r, const std::string& n) {
-    return r.resource == n || r.singular == n || lower(r.kind) == n ||
+    return r.resource == n || r.singular == n || to_lower(r.kind) == n ||
            std::find(r.short_names.begin(), r.short_names.end(), n) != r.short_names.end();
   };
   // `trainjobs.trainer.kubeflow.org` or `trainjob.v1alpha1.trainer.kubeflow.org`.

@@ -60,12 +60,7 @@ bool refuse_by_length(Exchange& exchange) {
   return true;
 }
 
-std::string lowercase(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
+using ascii::to_lower;
 
 using ascii::trim;
 
@@ -82,7 +77,7 @@ size_t on_header(char* data, size_t size, size_t count, void* user) {
   }
   const auto colon = line.find(':');
   if (colon == std::string_view::npos) return bytes;
-  exchange.response.headers.emplace_back(lowercase(trim(line.substr(0, colon))),
+  exchange.response.headers.emplace_back(to_lower(trim(line.substr(0, colon))),
                                          std::string(trim(line.substr(colon + 1))));
   return bytes;
 }
@@ -141,7 +136,7 @@ void finish_json(Exchange& exchange) {
 
 bool has_header(const HttpRequest& request, std::string_view lowercase_name) {
   return std::any_of(request.headers.begin(), request.headers.end(),
-                     [&](const auto& header) { return lowercase(header.first) == lowercase_name; });
+                     [&](const auto& header) { return to_lower(header.first) == lowercase_name; });
 }
 
 // Sets every option of the exchange; the first failing option's code, else CURLE_OK.

@@ -3,6 +3,8 @@
 // The small value functions of kube.hpp: Resource names and watch event type names.
 #include "trainer/kube.hpp"
 
+#include "api/ascii.hpp"
+
 #include <cctype>
 
 namespace trainer::kube {
@@ -12,8 +14,7 @@ std::string Resource::api_version() const {
 }
 
 std::string Resource::kind_group() const {
-  std::string out = kind;
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string out = ascii::to_lower(kind);
   return group.empty() ? out : out + "." + group;
 }
 

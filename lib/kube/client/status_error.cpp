@@ -49,10 +49,7 @@ std::string invalid_text(const std::string& message, const boost::json::object* 
   return text;
 }
 
-std::string lower(std::string text) {
-  for (auto& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
+using ascii::to_lower;
 
 }  // namespace
 
@@ -187,7 +184,7 @@ Error error_from_response(long http_status, std::string_view content_type, std::
       break;
   }
   if (!context.resource.empty()) {
-    error.message += " (" + lower(context.method) + " " + context.resource;
+    error.message += " (" + to_lower(context.method) + " " + context.resource;
     if (!context.name.empty()) error.message += " " + context.name;
     error.message += ")";
   }
