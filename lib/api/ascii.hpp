@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// ASCII character classes and trimming. Kubernetes names, quantities, YAML scalars, HTTP headers
-// and PEM text are classified by ASCII alone, whatever the process's C locale (which
-// std::isdigit and friends read), so every reader of them uses these.
+// ASCII character classes, trimming and lower-casing. Kubernetes names, quantities, kinds, YAML
+// scalars, HTTP headers and PEM text are classified by ASCII alone, whatever the process's C
+// locale (which std::isdigit and std::tolower read), so every reader of them uses these.
 #pragma once
 
 #include <string>
