@@ -297,11 +297,10 @@ class Executor::Impl {
       prepared.push_back(
           detail::prepare_pod(lifecycle_.plan(), i, lifecycle_.pod(i).name, config_));
     }
+    auto launched = detail::start_pods(std::move(prepared), config_);
     bool all = true;
     for (std::size_t k = 0; k < starts.size(); ++k) {
-      auto launched = prepared[k].and_then(
-          [this](detail::PreparedPod& pod) { return detail::start_pod(std::move(pod), config_); });
-      all = start_pod(starts[k], std::move(launched)) && all;
+      all = start_pod(starts[k], std::move(launched[k])) && all;
     }
     return all;
   }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "local/pod_launch.hpp"
 
-#include "local/pod_spawn.hpp"
+#include "local/pod_launcher.hpp"
 #include "local/progress_registry.hpp"
 #include "local/run_folder.hpp"
 #include "local/security.hpp"
@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <utility>
 
@@ -315,6 +316,8 @@ Result<LaunchConfig> prepare_run(const Plan& plan, const ExecutorOptions& option
   auto helper = find_helper(options);
   if (!helper) return tl::unexpected(helper.error());
   config.helper = *helper;
+  // Its exec runs while the rest of the run is prepared.
+  prepare_pod_launcher(config.helper);
   for (const auto& name : options.host_env) {
     if (const char* v = std::getenv(name.c_str())) config.host_env.emplace_back(name, v);
   }
@@ -430,43 +433,86 @@ Result<PreparedPod> prepare_pod(const Plan& plan, std::size_t index, const std::
   return out;
 }
 
-Result<Launched> start_pod(PreparedPod pod, const LaunchConfig& config) {
-  // stdout, stderr and the readiness pipe (fd 3 of the helper); out of descriptors is a failed
-  // pod, not a leak that makes every later pod fail too.
+namespace {
+
+// One pod's helper about to start: its pipes (stdout, stderr, readiness: fd 3 of the helper),
+// /dev/null for its stdin and the argv its request points into.
+struct PodStart {
+  PreparedPod pod;
   Fd ends[3][2];
-  for (auto& end : ends) {
-    int p[2];
-    if (pipe2(p, O_CLOEXEC) != 0)
-      return fail(ErrorCode::kIo, std::string("pipe: ") + std::strerror(errno));
-    end[0] = Fd(p[0]);
-    end[1] = Fd(p[1]);
+  Fd devnull;
+  std::string helper, init = "init", spec_arg;
+  char* args[4] = {};
+};
+
+}  // namespace
+
+std::vector<Result<Launched>> start_pods(std::vector<Result<PreparedPod>> prepared,
+                                         const LaunchConfig& config) {
+  std::vector<Result<Launched>> out(prepared.size(), Launched{});
+  // Every pod's pipes first; out of descriptors is a failed pod, not a leak that makes every
+  // later pod fail too. The starts live in a list that never moves: the requests point into it.
+  std::vector<std::unique_ptr<PodStart>> starts(prepared.size());
+  std::vector<SpawnRequest> requests;
+  std::vector<std::size_t> which;
+  for (std::size_t k = 0; k < prepared.size(); ++k) {
+    if (!prepared[k]) {
+      out[k] = tl::unexpected(std::move(prepared[k].error()));
+      continue;
+    }
+    auto start = std::make_unique<PodStart>();
+    start->pod = std::move(*prepared[k]);
+    bool piped = true;
+    for (auto& end : start->ends) {
+      int p[2];
+      if (pipe2(p, O_CLOEXEC) != 0) {
+        out[k] = fail(ErrorCode::kIo, std::string("pipe: ") + std::strerror(errno));
+        piped = false;
+        break;
+      }
+      end[0] = Fd(p[0]);
+      end[1] = Fd(p[1]);
+    }
+    if (!piped) continue;
+    start->devnull = Fd(open("/dev/null", O_RDONLY | O_CLOEXEC));
+    start->helper = config.helper;
+    start->spec_arg = start->pod.spec_path;
+    start->args[0] = start->helper.data();
+    start->args[1] = start->init.data();
+    start->args[2] = start->spec_arg.data();
+    SpawnRequest request;
+    request.path = start->helper.c_str();
+    request.argv = start->args;
+    request.namespaces = config.namespaces;
+    // Under namespaces SIGKILL takes the pod's PID namespace with it; without, SIGTERM lets the
+    // helper end the container's group.
+    request.death_signal = config.namespaces ? SIGKILL : SIGTERM;
+    request.fds[0] = start->devnull.get();
+    request.fds[1] = start->ends[0][1].get();
+    request.fds[2] = start->ends[1][1].get();
+    request.fds[3] = start->ends[2][1].get();
+    requests.push_back(request);
+    which.push_back(k);
+    starts[k] = std::move(start);
   }
-  const Fd devnull(open("/dev/null", O_RDONLY | O_CLOEXEC));
-  std::string helper = config.helper;
-  std::string init = "init";
-  std::string spec_arg = pod.spec_path;
-  char* args[] = {helper.data(), init.data(), spec_arg.data(), nullptr};
-  SpawnRequest request;
-  request.path = helper.c_str();
-  request.argv = args;
-  request.namespaces = config.namespaces;
-  // Under namespaces SIGKILL takes the pod's PID namespace with it; without, SIGTERM lets the
-  // helper end the container's group.
-  request.death_signal = config.namespaces ? SIGKILL : SIGTERM;
-  request.fds[0] = devnull.get();
-  request.fds[1] = ends[0][1].get();
-  request.fds[2] = ends[1][1].get();
-  request.fds[3] = ends[2][1].get();
-  auto spawned = spawn_helper(request);
-  if (!spawned) return tl::unexpected(std::move(spawned.error()));
-  Launched out;
-  out.pid = spawned->pid;
-  out.pidfd = spawned->pidfd;
-  out.stdout_fd = ends[0][0].release();
-  out.stderr_fd = ends[1][0].release();
-  out.ready_fd = ends[2][0].release();
-  out.log_fd = pod.log.release();
-  out.log_path = std::move(pod.log_path);
+  auto spawned = launch_pod_inits(requests);
+  for (std::size_t r = 0; r < which.size(); ++r) {
+    const std::size_t k = which[r];
+    if (!spawned[r]) {
+      out[k] = tl::unexpected(std::move(spawned[r].error()));
+      continue;
+    }
+    PodStart& start = *starts[k];
+    Launched launched;
+    launched.pid = spawned[r]->pid;
+    launched.pidfd = spawned[r]->pidfd;
+    launched.stdout_fd = start.ends[0][0].release();
+    launched.stderr_fd = start.ends[1][0].release();
+    launched.ready_fd = start.ends[2][0].release();
+    launched.log_fd = start.pod.log.release();
+    launched.log_path = std::move(start.pod.log_path);
+    out[k] = std::move(launched);
+  }
   return out;
 }
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // Preparing a run folder and starting pods: each pod attempt's volumes materialized, env
-// resolved and spec written for `trainer-pod init` first (`prepare_pod`), then the helper
-// started with its pipes (`start_pod`, through pod_spawn.hpp), so a batch of pods starts in a
-// tight loop once every file is in place.
+// resolved and spec written for `trainer-pod init` first (`prepare_pod`), then the helpers
+// started with their pipes (`start_pods`, through pod_launcher.hpp), so a batch of pods starts
+// in one go once every file is in place.
 #pragma once
 
 #include "local/env.hpp"
@@ -65,7 +65,9 @@ struct PreparedPod {
 [[nodiscard]] Result<PreparedPod> prepare_pod(const Plan& plan, std::size_t index,
                                               const std::string& name, const LaunchConfig& config);
 
-/// Starts the helper of a prepared pod attempt with its pipes.
-[[nodiscard]] Result<Launched> start_pod(PreparedPod pod, const LaunchConfig& config);
+/// Starts the helpers of prepared pod attempts with their pipes, in order, through the process's
+/// pod launcher (pod_launcher.hpp); one result per attempt (a failed preparation is passed on).
+[[nodiscard]] std::vector<Result<Launched>> start_pods(std::vector<Result<PreparedPod>> prepared,
+                                                       const LaunchConfig& config);
 
 }  // namespace trainer::local::detail

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "local/pod_spawn.hpp"
 
+#include "local/launch_protocol.hpp"
+
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -29,22 +31,7 @@ __attribute__((no_sanitize("address", "thread", "undefined"), noinline)) int chi
   const auto& request = *static_cast<const SpawnRequest*>(arg);
   syscall(SYS_setpgid, 0, 0);  // out of the terminal's group: Ctrl-C reaches the executor only
   syscall(SYS_prctl, PR_SET_PDEATHSIG, request.death_signal, 0, 0, 0);
-  // Sources below 4 are moved above first, so no dup3 below overwrites a later one's source
-  // (and no source is its own target, whose close-on-exec flag dup3 would not clear).
-  int fds[4];
-  for (int i = 0; i < 4; ++i) {
-    fds[i] = request.fds[i];
-    if (fds[i] >= 0 && fds[i] < 4)
-      fds[i] = static_cast<int>(syscall(SYS_fcntl, fds[i], F_DUPFD, 4));
-  }
-  for (int i = 0; i < 4; ++i) {
-    if (fds[i] < 0) {
-      syscall(SYS_close, i);
-    } else {
-      syscall(SYS_dup3, fds[i], i, 0);
-    }
-  }
-  syscall(SYS_close_range, 4U, ~0U, 0U);
+  launch::install_descriptors(request.fds);
   syscall(SYS_execve, request.path, request.argv, environ);
   syscall(SYS_exit_group, 125);
   return 125;

@@ -97,9 +97,10 @@ assert failed and failed[0]["reason"] == "StartFailed", doc["conditions"]
 assert doc["finished"] is True
 EOF
 
-# Three tasks: the main thread, the signal thread and one trial's executor; its pod's fork is
-# refused (the pod fails to start, retried up to backoffLimit, at once).
-tune fork 3 "$tmp/job1.yaml"
+# Five tasks: the main thread, the signal thread, the pod launcher's owner thread, the launcher
+# (trainer-pod launch) and one trial's executor; the launcher's fork of the pod is refused (the
+# pod fails to start, retried up to backoffLimit, at once).
+tune fork 5 "$tmp/job1.yaml"
 check fork "fork: Resource temporarily unavailable"
 
 if [[ $failures -ne 0 ]]; then

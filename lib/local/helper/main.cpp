@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "helper/helper.hpp"
+#include "launch_protocol.hpp"
 
 #include <cstdio>
 #include <cstring>
@@ -14,16 +15,24 @@ extern "C" __attribute__((visibility("default"))) int __lsan_is_turned_off() {  
   return 1;
 }
 
-int main(int argc, char** argv) {
-  if (argc >= 2 && std::strcmp(argv[1], "init") == 0) {
-    return trainer::local::helper::pod_init_main(argc - 2, argv + 2);
-  }
-  if (argc >= 2 && std::strcmp(argv[1], "rsh") == 0) {
-    return trainer::local::helper::rsh_main(argc - 2, argv + 2);
+namespace trainer::local::helper {
+
+int helper_main(int argc, char** argv) {
+  if (argc >= 2 && std::strcmp(argv[1], "init") == 0) return pod_init_main(argc - 2, argv + 2);
+  if (argc >= 2 && std::strcmp(argv[1], "rsh") == 0) return rsh_main(argc - 2, argv + 2);
+  if (argc >= 2 && std::strcmp(argv[1], launch::kSubcommand) == 0) {
+    return launcher_main(argc, argv);
   }
   std::fputs(
       "usage: trainer-pod init SPEC.json | trainer-pod rsh --run-dir=DIR [ssh options] HOST CMD\n"
+      "       | trainer-pod launch\n"
       "Internal helper of libtrainer's local executor (docs/local.md).\n",
       stderr);
   return 2;
+}
+
+}  // namespace trainer::local::helper
+
+int main(int argc, char** argv) {
+  return trainer::local::helper::helper_main(argc, argv);
 }

@@ -28,6 +28,11 @@
 #             with another pod or the host), an orphan is reparented to the helper and reaped,
 #             one still running when the program exits ends with the pod; and SIGINT as soon as
 #             the pods exist (a 30 s grace period) ends the run at once: no stop is lost
+#   launcher  the pod launcher (one `trainer-pod launch` per process, forking every pod's init):
+#             the inits of a run are trainerctl's children and one launcher serves them; a
+#             launcher SIGKILLed while pods run takes none of them along and the run completes;
+#             a helper that cannot serve `launch` gets its pods started one exec each; the
+#             trials of an OptimizationJob share one launcher (no init exec'd)
 #   jax       2 nodes on the built-in jax-distributed runtime: JAX_* env, coordinator resolves
 #   xgboost   2 nodes on the built-in xgboost-distributed runtime: DMLC_* env, tracker resolves
 #   mpi       examples/ddp/trainjob.yaml on the built-in deepspeed-distributed runtime (2 nodes x
@@ -556,6 +561,85 @@ spec:
   runtimeRef: {name: instant, kind: TrainingRuntime}
   trainer: {numNodes: $2, env: [{name: PROBE_MARK, value: $5}]}
 YAML
+}
+
+# helper_wrapper FILE LOG REFUSE: a trainer-pod that logs each subcommand to LOG and runs the
+# real helper; with REFUSE=1 it answers `launch` as a helper without it would (usage, exit 2).
+helper_wrapper() {
+  local real; real=$(cd "$(dirname "$trainerctl")/.." && pwd)/libexec/libtrainer/trainer-pod
+  [[ -x $real ]] || fail "no trainer-pod at $real"
+  cat >"$1" <<SH
+#!/bin/sh
+echo "\$1" >>"$2"
+if [ "$3" = 1 ] && [ "\$1" = launch ]; then echo "usage: trainer-pod init SPEC.json" >&2; exit 2; fi
+exec "$real" "\$@"
+SH
+  chmod 0755 "$1"
+}
+
+case_launcher() {
+  needs_root
+  local mark="launch-$$-$RANDOM" i pid
+  instant_runtime "$tmp/rt.yaml" 3 "sleep" 2 "$mark"
+  sed -i 's#command: \[sleep\]#command: [sleep, "2"]#' "$tmp/rt.yaml"
+  rm -rf "$tmp/run"
+  timeout 60 "$trainerctl" run -f "$tmp/tj.yaml" -f "$tmp/rt.yaml" --run-dir "$tmp/run" \
+    >"$tmp/out" 2>"$tmp/err" &
+  local ctl=$!
+  pod_pids() { grep -o '"prefix":"[^"]*"[^}]*"pid":[0-9]*' "$tmp/run/state.json" 2>/dev/null | grep -o '[0-9]*$'; }
+  for i in $(seq 1 100); do
+    [[ $(pod_pids | wc -l) -ge 3 ]] && break
+    sleep 0.1
+  done
+  local inits; inits=$(pod_pids)
+  [[ $(wc -l <<<"$inits") -eq 3 ]] || fail "3 pods did not start: $(cat "$tmp/err")"
+  local executor; executor=$(pgrep -P "$ctl" -x trainerctl)  # $ctl is timeout's pid
+  for pid in $inits; do
+    [[ $(cut -d' ' -f4 "/proc/$pid/stat") -eq $executor ]] || fail "pod init $pid is not trainerctl's child"
+    tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q "trainer-pod init $tmp/run/pods/" ||
+      fail "pod init $pid shows as: $(tr '\0' ' ' <"/proc/$pid/cmdline")"
+  done
+  local launchers; launchers=$(pgrep -P "$executor" -f 'trainer-pod launch' || true)
+  [[ $(wc -w <<<"$launchers") -eq 1 ]] || fail "not one launcher beside trainerctl: '$launchers'"
+  kill -KILL "$launchers"
+  local rc=0
+  wait "$ctl" || rc=$?
+  cat "$tmp/out" "$tmp/err"
+  [[ $rc -eq 0 ]] || fail "trainerctl run exited $rc after its launcher was killed, expected 0"
+  err_has "condition Complete=True reason=AllJobsCompleted"
+
+  # A helper without `launch`: every pod is one exec of `trainer-pod init`.
+  instant_runtime "$tmp/rt.yaml" 2 /bin/true 2 "$mark"
+  helper_wrapper "$tmp/old-helper" "$tmp/old.log" 1
+  TRAINER_POD_HELPER=$tmp/old-helper run 0
+  err_has "condition Complete=True reason=AllJobsCompleted"
+  [[ $(sort "$tmp/old.log" | uniq -c | tr -s ' ' | sed 's/^ //' | tr '\n' ';') == "2 init;1 launch;" ]] ||
+    fail "helper without launch: $(tr '\n' ' ' <"$tmp/old.log")"
+
+  # The trials of an OptimizationJob: one launcher for all of them, no init exec'd.
+  helper_wrapper "$tmp/helper" "$tmp/new.log" 0
+  cat >"$tmp/oj.yaml" <<YAML
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: OptimizationJob
+metadata: {name: trials}
+spec:
+  objectives: [{metric: loss}]
+  searchAlgorithm: {grid: {}}
+  parameters: [{name: x, searchSpace: {categorical: {choices: ["1", "2", "3"]}}}]
+  numTrials: 3
+  parallelTrials: 1
+  trainJobTemplate: {spec: {runtimeRef: {name: instant, kind: TrainingRuntime}}}
+YAML
+  instant_runtime "$tmp/rt.yaml" 1 /bin/true 2 "$mark"
+  rm -rf "$tmp/run"
+  rc=0
+  TRAINER_POD_HELPER=$tmp/helper timeout 60 "$trainerctl" run -f "$tmp/oj.yaml" -f "$tmp/rt.yaml" \
+    --run-dir "$tmp/run" >"$tmp/out" 2>"$tmp/err" || rc=$?
+  cat "$tmp/out" "$tmp/err"
+  [[ $rc -eq 0 ]] || fail "the OptimizationJob run exited $rc"
+  [[ $(grep -c '^trial .* Succeeded' "$tmp/err") -eq 3 ]] || fail "3 trials did not succeed"
+  [[ $(tr '\n' ';' <"$tmp/new.log") == "launch;" ]] || fail "trials: $(tr '\n' ' ' <"$tmp/new.log")"
+  echo "launcher: ok"
 }
 
 case_pid1() {
