@@ -168,7 +168,7 @@ struct RenderOutput {
                                           const RenderContext& ctx,
                                           const Framework* framework = nullptr);
 
-/// A random RFC 4122 version 4 UUID (lower-case, 36 characters), from std::random_device.
+/// A random RFC 4122 version 4 UUID (lower-case, 36 characters), from getrandom(2).
 [[nodiscard]] std::string random_uuid();
 
 /// The context of a render that takes its outside inputs from this machine: `uid` (a random

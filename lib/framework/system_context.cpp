@@ -6,6 +6,7 @@
 #include "trainer/ssh.hpp"
 
 #include <array>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -13,12 +14,25 @@
 #include <string>
 #include <utility>
 
+#include <sys/random.h>
+
 namespace trainer {
 
 std::string random_uuid() {
-  std::random_device rd;
   std::array<unsigned char, 16> b{};
-  for (auto& byte : b) byte = static_cast<unsigned char>(rd() & 0xffU);
+  // One getrandom call for the 16 bytes: a std::random_device per UUID opened /dev/urandom and
+  // read it 16 times (a trial of an OptimizationJob makes one UUID; issue 22). Blocks only
+  // before the kernel's pool is first initialised, as /dev/urandom's reader would not.
+  std::size_t got = 0;
+  while (got < b.size()) {
+    const ssize_t n = getrandom(b.data() + got, b.size() - got, 0);
+    if (n > 0) {
+      got += static_cast<std::size_t>(n);
+    } else if (n < 0 && errno != EINTR) {
+      std::random_device rd;  // getrandom(2) missing (ENOSYS): the library's other source
+      for (; got < b.size(); ++got) b[got] = static_cast<unsigned char>(rd() & 0xffU);
+    }
+  }
   b[6] = static_cast<unsigned char>((b[6] & 0x0fU) | 0x40U);  // version 4
   b[8] = static_cast<unsigned char>((b[8] & 0x3fU) | 0x80U);  // RFC 4122 variant
   char text[37];
