@@ -32,7 +32,8 @@
 #             the inits of a run are trainerctl's children and one launcher serves them; a
 #             launcher SIGKILLed while pods run takes none of them along and the run completes;
 #             a helper that cannot serve `launch` gets its pods started one exec each; the
-#             trials of an OptimizationJob share one launcher (no init exec'd)
+#             trials of an OptimizationJob share one launcher (no init exec'd), and one killed
+#             between trials is replaced
 #   jax       2 nodes on the built-in jax-distributed runtime: JAX_* env, coordinator resolves
 #   xgboost   2 nodes on the built-in xgboost-distributed runtime: DMLC_* env, tracker resolves
 #   mpi       examples/ddp/trainjob.yaml on the built-in deepspeed-distributed runtime (2 nodes x
@@ -639,6 +640,30 @@ YAML
   [[ $rc -eq 0 ]] || fail "the OptimizationJob run exited $rc"
   [[ $(grep -c '^trial .* Succeeded' "$tmp/err") -eq 3 ]] || fail "3 trials did not succeed"
   [[ $(tr '\n' ';' <"$tmp/new.log") == "launch;" ]] || fail "trials: $(tr '\n' ' ' <"$tmp/new.log")"
+
+  # A launcher killed between trials is replaced: the later trials start as the first did.
+  instant_runtime "$tmp/rt.yaml" 1 sleep 2 "$mark"
+  sed -i 's#command: \[sleep\]#command: [sleep, "0.7"]#' "$tmp/rt.yaml"
+  rm -rf "$tmp/run" "$tmp/new.log"
+  TRAINER_POD_HELPER=$tmp/helper timeout 60 "$trainerctl" run -f "$tmp/oj.yaml" -f "$tmp/rt.yaml" \
+    --run-dir "$tmp/run" >"$tmp/out" 2>"$tmp/err" &
+  ctl=$!
+  local launcher=""
+  for i in $(seq 1 100); do
+    executor=$(pgrep -P "$ctl" -x trainerctl || true)
+    [[ -n $executor ]] && launcher=$(pgrep -P "$executor" -f 'trainer-pod launch' || true)
+    [[ -n $launcher ]] && grep -q '^trial trials-trial-0 Running' "$tmp/err" && break
+    sleep 0.05
+  done
+  [[ -n $launcher ]] || fail "no launcher during the first trial: $(cat "$tmp/err")"
+  kill -KILL "$launcher"
+  rc=0
+  wait "$ctl" || rc=$?
+  cat "$tmp/out" "$tmp/err"
+  [[ $rc -eq 0 ]] || fail "the OptimizationJob run exited $rc after its launcher was killed"
+  [[ $(grep -c '^trial .* Succeeded' "$tmp/err") -eq 3 ]] || fail "3 trials did not succeed"
+  [[ $(tr '\n' ';' <"$tmp/new.log") == "launch;launch;" ]] ||
+    fail "a killed launcher: $(tr '\n' ' ' <"$tmp/new.log")"
   echo "launcher: ok"
 }
 
