@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "local/pod_launcher.hpp"
 
+#include "local/fd_passing.hpp"
 #include "local/launch_protocol.hpp"
 
 #include <cerrno>
@@ -186,54 +187,24 @@ bool send_request(int socket, const SpawnRequest& request) {
   }
   std::memcpy(payload.data(), &header, sizeof header);
   if (payload.size() > launch::kMaxRequest) return false;
-  iovec iov{payload.data(), payload.size()};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  alignas(cmsghdr) char control[CMSG_SPACE(4 * sizeof(int))] = {};
-  if (count > 0) {
-    msg.msg_control = control;
-    msg.msg_controllen = CMSG_SPACE(count * sizeof(int));
-    cmsghdr* c = CMSG_FIRSTHDR(&msg);
-    c->cmsg_level = SOL_SOCKET;
-    c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(count * sizeof(int));
-    std::memcpy(CMSG_DATA(c), fds, count * sizeof(int));
-  }
-  ssize_t n = -1;
-  do {
-    n = sendmsg(socket, &msg, MSG_NOSIGNAL);
-  } while (n < 0 && errno == EINTR);
+  const ssize_t n = fd_passing::send_with_fds(socket, payload.data(), payload.size(), fds, count);
   return n == static_cast<ssize_t>(payload.size());
 }
 
 // One answer, or nothing when none came (the launcher ended or timed out).
 std::optional<Result<Spawned>> receive_answer(int socket) {
   launch::Reply answer;
-  iovec iov{&answer, sizeof answer};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof control;
-  ssize_t n = -1;
-  do {
-    n = recvmsg(socket, &msg, MSG_CMSG_CLOEXEC);
-  } while (n < 0 && errno == EINTR);
-  int pidfd = -1;
-  for (cmsghdr* c = CMSG_FIRSTHDR(&msg); n > 0 && c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
-    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
-        c->cmsg_len == CMSG_LEN(sizeof(int))) {
-      std::memcpy(&pidfd, CMSG_DATA(c), sizeof(int));
-    }
-  }
-  if (n != static_cast<ssize_t>(sizeof answer)) {
-    if (pidfd >= 0) close(pidfd);
+  auto got = fd_passing::receive_with_fds(socket, &answer, sizeof answer);
+  const int pidfd = got.fds.size() == 1 ? got.fds.front() : -1;
+  // An answer that is not one (or a started init without its pidfd): nothing more it says can
+  // be trusted.
+  if (got.bytes != static_cast<ssize_t>(sizeof answer) || got.truncated ||
+      (answer.pid > 0 && pidfd < 0)) {
+    fd_passing::close_all(got.fds);
     return std::nullopt;
   }
-  if (answer.pid <= 0 || pidfd < 0) {
-    if (pidfd >= 0) close(pidfd);
+  if (answer.pid <= 0) {
+    fd_passing::close_all(got.fds);
     return Result<Spawned>(
         fail(ErrorCode::kIo, std::string("fork: ") + std::strerror(answer.error)));
   }

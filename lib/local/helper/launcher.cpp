@@ -7,6 +7,7 @@
 // (pod_spawn.cpp), and with the pod's namespaces in the same clone it is PID 1 of its pod from
 // its first instruction. Every signal stays blocked, as the executor started this process; the
 // init sets its own mask first thing.
+#include "fd_passing.hpp"
 #include "helper/helper.hpp"
 #include "launch_protocol.hpp"
 
@@ -19,7 +20,6 @@
 
 #include <sched.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -27,33 +27,14 @@ namespace trainer::local::helper {
 namespace {
 
 constexpr int kSocket = 0;
-constexpr std::size_t kMaxFds = 4;
-
-void close_all(const std::vector<int>& fds) {
-  for (const int fd : fds) close(fd);
-}
 
 // Sends the answer to one request, with the init's pidfd when there is one.
 void reply(pid_t pid, int error, int pidfd) {
   launch::Reply answer;
   answer.pid = static_cast<std::int32_t>(pid);
   answer.error = error;
-  iovec iov{&answer, sizeof answer};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  if (pidfd >= 0) {
-    msg.msg_control = control;
-    msg.msg_controllen = sizeof control;
-    cmsghdr* c = CMSG_FIRSTHDR(&msg);
-    c->cmsg_level = SOL_SOCKET;
-    c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof(int));
-    std::memcpy(CMSG_DATA(c), &pidfd, sizeof(int));
-  }
   // The executor waits for this answer; if it is gone, the next receive ends the loop.
-  (void)!sendmsg(kSocket, &msg, MSG_NOSIGNAL);
+  (void)fd_passing::send_with_fds(kSocket, &answer, sizeof answer, &pidfd, pidfd >= 0 ? 1 : 0);
 }
 
 // The command line this process shows (/proc/PID/cmdline, ps): the memory of its arguments,
@@ -108,31 +89,14 @@ int launcher_main(int argc, char** argv) {
   if (send(kSocket, launch::kHello, sizeof launch::kHello - 1, MSG_NOSIGNAL) < 0) return 1;
   std::vector<char> buffer(launch::kMaxRequest + 1);
   for (;;) {
-    iovec iov{buffer.data(), launch::kMaxRequest};
-    msghdr msg{};
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    alignas(cmsghdr) char control[CMSG_SPACE(kMaxFds * sizeof(int))] = {};
-    msg.msg_control = control;
-    msg.msg_controllen = sizeof control;
-    const ssize_t n = recvmsg(kSocket, &msg, MSG_CMSG_CLOEXEC);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return 0;  // the executor closed its end (or is gone): nothing more to start
-
-    std::vector<int> fds;
-    for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
-      if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
-      const std::size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-      for (std::size_t i = 0; i < count; ++i) {
-        int fd = -1;
-        std::memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
-        fds.push_back(fd);
-      }
-    }
+    auto got = fd_passing::receive_with_fds(kSocket, buffer.data(), launch::kMaxRequest);
+    // The executor closed its end (or is gone): nothing more to start.
+    if (got.bytes <= 0) return 0;
+    const std::vector<int>& fds = got.fds;
     // A malformed request is the executor's bug: refuse it instead of guessing.
     launch::RequestHeader header;
-    const auto size = static_cast<std::size_t>(n);
-    bool ok = (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) == 0 && size >= sizeof header;
+    const auto size = static_cast<std::size_t>(got.bytes);
+    bool ok = !got.truncated && size >= sizeof header;
     std::vector<char*> init_argv;
     if (ok) {
       std::memcpy(&header, buffer.data(), sizeof header);
@@ -147,7 +111,7 @@ int launcher_main(int argc, char** argv) {
       init_argv.push_back(nullptr);
     }
     if (!ok) {
-      close_all(fds);
+      fd_passing::close_all(fds);
       reply(-1, EINVAL, -1);
       continue;
     }
@@ -159,7 +123,7 @@ int launcher_main(int argc, char** argv) {
     const long pid = syscall(SYS_clone, flags, nullptr, &pidfd, nullptr, 0L);
     if (pid == 0) become_init(header, fds, init_argv, title);
     const int error = pid < 0 ? errno : 0;
-    close_all(fds);
+    fd_passing::close_all(fds);
     reply(pid < 0 ? -1 : static_cast<pid_t>(pid), error, pidfd);
     if (pidfd >= 0) close(pidfd);
   }

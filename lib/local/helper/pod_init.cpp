@@ -9,6 +9,8 @@
 // Single-threaded on purpose: it forks freely and waits with signalfd.
 #include "helper/helper.hpp"
 
+#include "fd_passing.hpp"
+
 #include <boost/json.hpp>
 
 #include <algorithm>
@@ -401,31 +403,15 @@ void start_session(int listener, Spec& spec, std::map<pid_t, Session>& sessions)
     return;
   }
   std::vector<char> payload(kMaxCommand);
-  int fds[3] = {-1, -1, -1};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof fds)];
-  iovec iov{payload.data(), payload.size()};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof control;
-  const ssize_t n = recvmsg(conn, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
-  const cmsghdr* c = CMSG_FIRSTHDR(&msg);
-  if (n <= 0 || c == nullptr || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof fds)) {
+  auto got = fd_passing::receive_with_fds(conn, payload.data(), payload.size(), MSG_DONTWAIT);
+  if (got.bytes <= 0 || got.truncated || got.fds.size() != 3) {
     // Not a request: whatever descriptors came with it are not kept open here.
-    for (cmsghdr* m = CMSG_FIRSTHDR(&msg); n > 0 && m != nullptr; m = CMSG_NXTHDR(&msg, m)) {
-      if (m->cmsg_level != SOL_SOCKET || m->cmsg_type != SCM_RIGHTS) continue;
-      const std::size_t count = (m->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-      for (std::size_t k = 0; k < count; ++k) {
-        int fd = -1;
-        std::memcpy(&fd, CMSG_DATA(m) + k * sizeof(int), sizeof fd);
-        close(fd);
-      }
-    }
+    fd_passing::close_all(got.fds);
     close(conn);
     return;
   }
-  std::memcpy(fds, CMSG_DATA(c), sizeof fds);
+  const ssize_t n = got.bytes;
+  int fds[3] = {got.fds[0], got.fds[1], got.fds[2]};
   // Who may open a session: root, or the user the session runs as (as ssh to oneself), so no
   // pod of the run gets another pod's user through its socket. (Refused after the request was
   // read: a socket closed with unread data would reset the connection before the answer.)

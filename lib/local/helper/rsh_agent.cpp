@@ -7,6 +7,8 @@
 // status comes back like ssh's; 255 when the pod cannot be reached.
 #include "helper/helper.hpp"
 
+#include "fd_passing.hpp"
+
 #include <boost/json.hpp>
 
 #include <cerrno>
@@ -147,22 +149,11 @@ int rsh_main(int argc, char** argv) {
                  std::strerror(errno));
     return kSshError;
   }
-  int fds[3] = {0, 1, 2};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof fds)] = {};
-  iovec iov{command.data(), command.size()};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof control;
-  cmsghdr* c = CMSG_FIRSTHDR(&msg);
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN(sizeof fds);
-  std::memcpy(CMSG_DATA(c), fds, sizeof fds);
+  const int fds[3] = {0, 1, 2};
   // A pod that refuses the session may answer and hang up before the request is sent: its
   // answer is read either way.
-  const int send_error = sendmsg(fd, &msg, MSG_NOSIGNAL) < 0 ? errno : 0;
+  const int send_error =
+      fd_passing::send_with_fds(fd, command.data(), command.size(), fds, 3) < 0 ? errno : 0;
   std::int32_t status = kSshError;
   ssize_t n = 0;
   do {
