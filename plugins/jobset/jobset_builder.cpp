@@ -194,10 +194,10 @@ json::object string_map(const StringMap& m) {
   return o;
 }
 
-}  // namespace
-
-Result<std::vector<json::value>> JobSetPlugin::build(const Info& info, const TrainJob& job,
-                                                     const PluginContext& ctx) {
+// The JobSet: `info`'s JobSet spec, moved out of `*taken` (`info`'s own, given up) when not
+// null, else copied.
+Result<std::vector<json::value>> build_jobset(const Info& info, const TrainJob& job,
+                                              const PluginContext& ctx, json::object* taken) {
   const std::string name = job.metadata.name.value_or("");
   const std::string ns = train_job_namespace(job);
   // A running JobSet is never re-applied.
@@ -212,7 +212,7 @@ Result<std::vector<json::value>> JobSetPlugin::build(const Info& info, const Tra
     if (!job.spec.suspend.value_or(false) && !existing_suspended) return std::vector<json::value>{};
   }
 
-  json::object spec = info.template_spec.jobset_spec;
+  json::object spec = taken != nullptr ? std::move(*taken) : info.template_spec.jobset_spec;
   json::array& jobs = ensure_array(spec, "replicatedJobs");
   if (auto r = sync_pod_sets(jobs, info); !r) return tl::unexpected(r.error());
   build_initializers(jobs, job);
@@ -240,6 +240,19 @@ Result<std::vector<json::value>> JobSetPlugin::build(const Info& info, const Tra
   std::vector<json::value> out;
   out.emplace_back(std::move(jobset));
   return out;
+}
+
+}  // namespace
+
+Result<std::vector<json::value>> JobSetPlugin::build(const Info& info, const TrainJob& job,
+                                                     const PluginContext& ctx) {
+  return build_jobset(info, job, ctx, nullptr);
+}
+
+Result<std::vector<json::value>> JobSetPlugin::build_taking_jobset_spec(Info& info,
+                                                                        const TrainJob& job,
+                                                                        const PluginContext& ctx) {
+  return build_jobset(info, job, ctx, &info.template_spec.jobset_spec);
 }
 
 }  // namespace trainer::plugins::jobset
