@@ -104,11 +104,11 @@ class Framework {
   [[nodiscard]] Result<std::vector<boost::json::value>> run_component_builders(
       const Info& info, const TrainJob& job, const RenderContext& ctx) const;
   /// The same objects and errors, for a caller that gives `info` up (a render): the first
-  /// builder that takes the JobSet spec (`ComponentBuilderPlugin::takes_jobset_spec`, the JobSet
-  /// plugin) runs after the other builders, through `build_taking_jobset_spec`, so that it may
-  /// move the runtime's JobSet template out of `info` instead of copying it. Its objects keep
-  /// their place, and when a builder after it fails, its own error, if it has one, still comes
-  /// first.
+  /// builder that takes the Info (`ComponentBuilderPlugin::takes_info`, the JobSet plugin) runs
+  /// after the other builders, through `build_taking_info`, so that it may move the runtime's
+  /// JobSet template and the PodSets' lists out of `info` instead of copying them. Its objects
+  /// keep their place, and when a builder after it fails, its own error, if it has one, still
+  /// comes first.
   [[nodiscard]] Result<std::vector<boost::json::value>> run_component_builders(
       Info&& info, const TrainJob& job, const RenderContext& ctx) const;
 
@@ -135,8 +135,8 @@ class Framework {
   std::vector<EnforcePodSpecPlugin*> enforce_pod_spec_;
   std::vector<PreComponentBuilderPlugin*> pre_component_builder_;
   std::vector<ComponentBuilderPlugin*> component_builder_;
-  // The index in component_builder_ of the builder that takes the JobSet spec, or its size.
-  std::size_t jobset_spec_taker_ = 0;
+  // The index in component_builder_ of the builder that takes the Info, or its size.
+  std::size_t info_taker_ = 0;
   std::vector<TrainJobStatusPlugin*> train_job_status_;
 };
 

@@ -125,10 +125,10 @@ Result<void> Framework::partition_plugins() {
     if (r) r = partition(plugin, Phase::kTrainJobStatus, "TrainJobStatusPlugin", train_job_status_);
     if (!r) return r;
   }
-  jobset_spec_taker_ = component_builder_.size();
+  info_taker_ = component_builder_.size();
   for (std::size_t i = 0; i < component_builder_.size(); ++i) {
-    if (component_builder_[i]->takes_jobset_spec()) {
-      jobset_spec_taker_ = i;
+    if (component_builder_[i]->takes_info()) {
+      info_taker_ = i;
       break;
     }
   }
@@ -212,7 +212,7 @@ Result<std::vector<boost::json::value>> Framework::run_component_builders(
 
 Result<std::vector<boost::json::value>> Framework::run_component_builders(
     Info&& info, const TrainJob& job, const RenderContext& ctx) const {
-  const std::size_t taker = jobset_spec_taker_;
+  const std::size_t taker = info_taker_;
   if (taker == component_builder_.size())
     return run_component_builders(std::as_const(info), job, ctx);
   std::vector<boost::json::value> objects;
@@ -237,8 +237,7 @@ Result<std::vector<boost::json::value>> Framework::run_component_builders(
     }
   }
   auto* t = component_builder_[taker];
-  if (auto r =
-          keep_built(*t, t->build_taking_jobset_spec(info, job, pc), job, pc, objects, taker_at);
+  if (auto r = keep_built(*t, t->build_taking_info(info, job, pc), job, pc, objects, taker_at);
       !r) {
     return tl::unexpected(r.error());
   }

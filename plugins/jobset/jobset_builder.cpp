@@ -32,35 +32,48 @@ bool named(const json::value& v, std::string_view name) {
   return v.is_object() && find_string(v.get_object(), "name").value_or("") == name;
 }
 
-// PodSet container -> template container, by position.
-void sync_container(json::object& target, const Container& c) {
+// `x`, moved from when `Take` (the Info is given up), else copied from.
+template <bool Take, class T>
+decltype(auto) given(T& x) {
+  if constexpr (Take) {
+    return std::move(x);
+  } else {
+    return static_cast<const T&>(x);
+  }
+}
+
+// PodSet container -> template container, by position. `C`: `Container`, or a `const
+// Container` when the Info is kept.
+template <bool Take, class C>
+void sync_container(json::object& target, C& c) {
   if (!c.command.empty()) target["command"] = string_array(c.command);
   if (!c.image.empty()) target["image"] = c.image;
-  if (!c.env.empty()) upsert_env(ensure_array(target, "env"), c.env);
-  for (const auto& p : c.ports) {
-    if (p.is_object()) upsert_port(ensure_array(target, "ports"), p.get_object());
+  if (!c.env.empty()) upsert_env(ensure_array(target, "env"), given<Take>(c.env));
+  for (auto& p : c.ports) {
+    if (p.is_object()) upsert_port(ensure_array(target, "ports"), given<Take>(p.get_object()));
   }
-  for (const auto& m : c.volume_mounts) {
+  for (auto& m : c.volume_mounts) {
     if (m.is_object()) {
-      upsert_volume_mount(ensure_array(target, "volumeMounts"), m.get_object());
+      upsert_volume_mount(ensure_array(target, "volumeMounts"), given<Take>(m.get_object()));
     }
   }
 }
 
-Result<void> sync_pod_sets(json::array& jobs, const Info& info) {
-  const auto& pod_sets = info.template_spec.pod_sets;
+// `PodSets`: the Info's `std::vector<PodSet>`, const when the Info is kept.
+template <bool Take, class PodSets>
+Result<void> sync_pod_sets(json::array& jobs, PodSets& pod_sets) {
   if (jobs.size() < pod_sets.size()) {
     return fail(ErrorCode::kInternal, "runtime template has " + std::to_string(jobs.size()) +
                                           " replicatedJobs but runtime info has " +
                                           std::to_string(pod_sets.size()) + " podSets");
   }
   for (std::size_t p = 0; p < pod_sets.size(); ++p) {
-    const PodSet& ps = pod_sets[p];
+    auto& ps = pod_sets[p];
     if (!jobs[p].is_object()) continue;
     auto& pod_spec = ensure_object(jobs[p].get_object(), {"template", "spec", "template", "spec"});
-    for (const auto& v : ps.volumes) {
+    for (auto& v : ps.volumes) {
       if (v.is_object()) {
-        upsert_volume(ensure_array(pod_spec, "volumes"), v.get_object());
+        upsert_volume(ensure_array(pod_spec, "volumes"), given<Take>(v.get_object()));
       }
     }
     if (!ps.containers.empty()) {
@@ -72,7 +85,7 @@ Result<void> sync_pod_sets(json::array& jobs, const Info& info) {
       }
       for (std::size_t c = 0; c < ps.containers.size(); ++c) {
         if (!containers[c].is_object()) containers[c] = json::object();
-        sync_container(containers[c].get_object(), ps.containers[c]);
+        sync_container<Take>(containers[c].get_object(), ps.containers[c]);
       }
     }
     if (!ps.init_containers.empty()) {
@@ -85,7 +98,7 @@ Result<void> sync_pod_sets(json::array& jobs, const Info& info) {
           inits.emplace_back(std::move(added));
         }
         if (!inits[c].is_object()) inits[c] = json::object();
-        sync_container(inits[c].get_object(), ps.init_containers[c]);
+        sync_container<Take>(inits[c].get_object(), ps.init_containers[c]);
       }
     }
   }
@@ -194,10 +207,10 @@ json::object string_map(const StringMap& m) {
   return o;
 }
 
-// The JobSet: `info`'s JobSet spec, moved out of `*taken` (`info`'s own, given up) when not
-// null, else copied.
+// The JobSet: `info`'s JobSet spec with its PodSets written into it, moved out of `*taken` (the
+// same Info, given up) when not null, else copied.
 Result<std::vector<json::value>> build_jobset(const Info& info, const TrainJob& job,
-                                              const PluginContext& ctx, json::object* taken) {
+                                              const PluginContext& ctx, Info* taken) {
   const std::string name = job.metadata.name.value_or("");
   const std::string ns = train_job_namespace(job);
   // A running JobSet is never re-applied.
@@ -212,9 +225,12 @@ Result<std::vector<json::value>> build_jobset(const Info& info, const TrainJob& 
     if (!job.spec.suspend.value_or(false) && !existing_suspended) return std::vector<json::value>{};
   }
 
-  json::object spec = taken != nullptr ? std::move(*taken) : info.template_spec.jobset_spec;
+  json::object spec = taken != nullptr ? std::move(taken->template_spec.jobset_spec)
+                                       : info.template_spec.jobset_spec;
   json::array& jobs = ensure_array(spec, "replicatedJobs");
-  if (auto r = sync_pod_sets(jobs, info); !r) return tl::unexpected(r.error());
+  auto synced = taken != nullptr ? sync_pod_sets<true>(jobs, taken->template_spec.pod_sets)
+                                 : sync_pod_sets<false>(jobs, info.template_spec.pod_sets);
+  if (!synced) return tl::unexpected(synced.error());
   build_initializers(jobs, job);
   build_trainer(jobs, info, job);
   stamp_pod_metadata(jobs, info.scheduler);
@@ -249,10 +265,9 @@ Result<std::vector<json::value>> JobSetPlugin::build(const Info& info, const Tra
   return build_jobset(info, job, ctx, nullptr);
 }
 
-Result<std::vector<json::value>> JobSetPlugin::build_taking_jobset_spec(Info& info,
-                                                                        const TrainJob& job,
-                                                                        const PluginContext& ctx) {
-  return build_jobset(info, job, ctx, &info.template_spec.jobset_spec);
+Result<std::vector<json::value>> JobSetPlugin::build_taking_info(Info& info, const TrainJob& job,
+                                                                 const PluginContext& ctx) {
+  return build_jobset(info, job, ctx, &info);
 }
 
 }  // namespace trainer::plugins::jobset

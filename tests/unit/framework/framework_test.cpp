@@ -277,20 +277,20 @@ TEST_CASE("RenderContext::find without a lookup finds nothing") {
 namespace {
 
 // A builder whose ConfigMap records how many keys the Info's JobSet spec had when it ran;
-// `takes`: it takes the spec (as the JobSet plugin does) and keeps it in its object.
+// `takes`: it takes the Info (as the JobSet plugin does) and keeps the spec in its object.
 class SpecBuilder final : public trainer::ComponentBuilderPlugin {
  public:
   SpecBuilder(std::string name, std::vector<std::string>* log, bool takes, bool fails = false)
       : name_(std::move(name)), log_(log), takes_(takes), fails_(fails) {}
   std::string_view name() const override { return name_; }
   trainer::Phases phases() const override { return {trainer::Phase::kComponentBuilder}; }
-  bool takes_jobset_spec() const override { return takes_; }
+  bool takes_info() const override { return takes_; }
   Result<std::vector<boost::json::value>> build(const Info& info, const TrainJob&,
                                                 const trainer::PluginContext&) override {
     log_->push_back(name_ + ":build");
     return made(info.template_spec.jobset_spec);
   }
-  Result<std::vector<boost::json::value>> build_taking_jobset_spec(
+  Result<std::vector<boost::json::value>> build_taking_info(
       Info& info, const TrainJob&, const trainer::PluginContext&) override {
     log_->push_back(name_ + ":take");
     return made(std::move(info.template_spec.jobset_spec));
@@ -336,7 +336,7 @@ std::int64_t keys_seen(const boost::json::value& object) {
 
 }  // namespace
 
-TEST_CASE("a render that gives its Info up lets the first taker take the JobSet spec last") {
+TEST_CASE("a render that gives its Info up lets the first builder that takes it run last") {
   std::vector<std::string> log;
   const auto fw = spec_builders(&log, false, false, false);
   Info info = info_with_spec();
