@@ -27,11 +27,11 @@ void required_fields(const boost::json::object& o, const FieldPath& path,
 }
 
 void enum_field(const boost::json::object& o, std::string_view key, const FieldPath& path,
-                const std::vector<std::string>& allowed, Errors& errs) {
+                std::initializer_list<std::string_view> allowed, Errors& errs) {
   const auto* v = o.if_contains(key);
   if (v == nullptr) return;
   const FieldPath p = FieldPath::field(path, key);
-  if (const auto* s = expect_string(errs, p, *v)) check_enum(errs, p, std::string(*s), allowed);
+  if (const auto* s = expect_string(errs, p, *v)) check_enum(errs, p, *s, allowed);
 }
 
 // `self == oldSelf` on a field present in both objects.

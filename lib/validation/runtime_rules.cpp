@@ -90,7 +90,7 @@ void pod_group_policy_rules(const PodGroupPolicy& policy, Errors& errs) {
   const boost::json::object& topology = *policy.volcano->network_topology;
   if (const auto* mode = topology.if_contains("mode")) {
     if (const auto* s = expect_string(errs, FieldPath::field(path, "mode"), *mode)) {
-      check_enum(errs, FieldPath::field(path, "mode"), std::string(*s), {"hard", "soft"});
+      check_enum(errs, FieldPath::field(path, "mode"), *s, {"hard", "soft"});
     }
   }
   if (const auto* tier = topology.if_contains("highestTierAllowed")) {

@@ -78,12 +78,13 @@ void check_maximum(Errors& errs, const FieldPath& path, std::int64_t value, std:
   }
 }
 
-void check_enum(Errors& errs, const FieldPath& path, const std::string& value,
-                const std::vector<std::string>& allowed) {
-  for (const auto& a : allowed) {
+void check_enum(Errors& errs, const FieldPath& path, std::string_view value,
+                std::initializer_list<std::string_view> allowed) {
+  for (const auto a : allowed) {
     if (a == value) return;
   }
-  errs.push_back(field_not_supported(path.str(), boost::json::value(value), allowed));
+  errs.push_back(field_not_supported(path.str(), boost::json::value(value),
+                                     std::vector<std::string>(allowed.begin(), allowed.end())));
 }
 
 void check_required_string(Errors& errs, const FieldPath& path, std::string_view value) {
@@ -181,7 +182,7 @@ std::optional<std::int64_t> expect_integer(Errors& errs, const FieldPath& path,
 
 void check_named_object_list(Errors& errs, const FieldPath& path,
                              const std::vector<boost::json::object>& items, std::size_t max_items,
-                             const std::vector<std::string_view>& required_fields) {
+                             std::initializer_list<std::string_view> required_fields) {
   check_max_items(errs, path, items.size(), max_items);
   std::vector<std::optional<boost::json::value>> keys;
   keys.reserve(items.size());

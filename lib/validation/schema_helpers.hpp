@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -41,8 +42,8 @@ void check_max_length(Errors& errs, const FieldPath& path, std::string_view valu
 void check_max_items(Errors& errs, const FieldPath& path, std::size_t size, std::size_t max);
 void check_minimum(Errors& errs, const FieldPath& path, std::int64_t value, std::int64_t min);
 void check_maximum(Errors& errs, const FieldPath& path, std::int64_t value, std::int64_t max);
-void check_enum(Errors& errs, const FieldPath& path, const std::string& value,
-                const std::vector<std::string>& allowed);
+void check_enum(Errors& errs, const FieldPath& path, std::string_view value,
+                std::initializer_list<std::string_view> allowed);
 /// A required string field. The typed model cannot tell an absent field from `""`, so an empty
 /// value is reported as absent (`Required value`), the common case.
 void check_required_string(Errors& errs, const FieldPath& path, std::string_view value);
@@ -84,6 +85,6 @@ std::optional<std::int64_t> expect_integer(Errors& errs, const FieldPath& path,
 /// required and unique.
 void check_named_object_list(Errors& errs, const FieldPath& path,
                              const std::vector<boost::json::object>& items, std::size_t max_items,
-                             const std::vector<std::string_view>& required_fields);
+                             std::initializer_list<std::string_view> required_fields);
 
 }  // namespace trainer::detail
