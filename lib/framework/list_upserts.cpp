@@ -105,6 +105,7 @@ void upsert_volume_mount(json::array& mounts, json::object&& mount) {
 
 json::object env_to_apply_form(const json::object& var) {
   json::object out;
+  out.reserve(3);  // name, value, valueFrom
   copy_if_present(var, out, "name");
   copy_if_present(var, out, "value");
   const auto* from = var.if_contains("valueFrom");

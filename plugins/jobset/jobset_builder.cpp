@@ -23,13 +23,13 @@ json::array string_array(const std::vector<std::string>& items) {
   return a;
 }
 
-std::string ancestor_of(const json::object& rjob) {
+std::string_view ancestor_of(const json::object& rjob) {
   const auto* labels = find_object(rjob, {"template", "metadata", "labels"});
-  return labels != nullptr ? find_string(*labels, kAncestorLabel).value_or("") : std::string();
+  return labels != nullptr ? string_view_at(*labels, kAncestorLabel) : std::string_view();
 }
 
 bool named(const json::value& v, std::string_view name) {
-  return v.is_object() && find_string(v.get_object(), "name").value_or("") == name;
+  return v.is_object() && string_view_at(v.get_object(), "name") == name;
 }
 
 // `x`, moved from when `Take` (the Info is given up), else copied from.
@@ -117,7 +117,7 @@ void build_initializers(json::array& jobs, const TrainJob& job) {
   for (auto& rjob_value : jobs) {
     if (!rjob_value.is_object()) continue;
     auto& rjob = rjob_value.get_object();
-    const std::string ancestor = ancestor_of(rjob);
+    const std::string_view ancestor = ancestor_of(rjob);
     const StorageInitializer* config = nullptr;
     if (ancestor == kAncestorDatasetInitializer) {
       if (job.spec.initializer && job.spec.initializer->dataset) {
@@ -163,7 +163,7 @@ void build_trainer(json::array& jobs, const Info& info, const TrainJob& job) {
     if (!rjob_value.is_object()) continue;
     auto& rjob = rjob_value.get_object();
     const bool is_trainer = ancestor_of(rjob) == kAncestorTrainer;
-    const bool is_node = find_string(rjob, "name").value_or("") == std::string_view(kNodeName);
+    const bool is_node = string_view_at(rjob, "name") == kNodeName;
     if (is_trainer) rjob["replicas"] = 1;
     if (!(is_trainer || (launcher_as_node && is_node)) || trainer == nullptr) continue;
     auto* pod_spec = find_object(rjob, {"template", "spec", "template", "spec"});
@@ -203,6 +203,7 @@ void stamp_pod_metadata(json::array& jobs, const SchedulerInfo& scheduler) {
 
 json::object string_map(const StringMap& m) {
   json::object o;
+  o.reserve(m.size());
   for (const auto& [k, v] : m) o[k] = v;
   return o;
 }
@@ -241,6 +242,7 @@ Result<std::vector<json::value>> build_jobset(const Info& info, const TrainJob& 
   }
 
   json::object meta;
+  meta.reserve(5);
   meta["name"] = name;
   meta["namespace"] = ns;
   if (!info.labels.empty()) meta["labels"] = string_map(info.labels);
@@ -249,6 +251,7 @@ Result<std::vector<json::value>> build_jobset(const Info& info, const TrainJob& 
       json::array{train_job_owner_reference(job, job.metadata.uid.value_or(""))};
 
   json::object jobset;
+  jobset.reserve(4);
   jobset["apiVersion"] = kJobSetApiVersion;
   jobset["kind"] = kJobSetKind;
   jobset["metadata"] = std::move(meta);
