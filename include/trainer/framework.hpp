@@ -367,6 +367,20 @@ class ComponentBuilderPlugin : public virtual Plugin {
   [[nodiscard]] virtual Result<std::vector<boost::json::value>> build(const Info& info,
                                                                       const TrainJob& job,
                                                                       const PluginContext& ctx) = 0;
+
+  /// Whether this builder's objects are made of parts of the Info it could take instead of
+  /// copying them (the JobSet plugin's JobSet is the runtime's JobSet template with the PodSets'
+  /// containers and volumes written into it), so that a render that gives its Info up may call
+  /// `build_taking_info` instead of `build`. False by default.
+  [[nodiscard]] virtual bool takes_info() const { return false; }
+  /// `build`, when the caller gives `info` up: every other builder of the render has already run
+  /// (the objects still come out in plugin order) and nothing reads the Info afterwards, so the
+  /// plugin may move what it uses out of it instead of copying it. Called only when
+  /// `takes_info()`, for at most one builder per render; by default `build`.
+  [[nodiscard]] virtual Result<std::vector<boost::json::value>> build_taking_info(
+      Info& info, const TrainJob& job, const PluginContext& ctx) {
+    return build(info, job, ctx);
+  }
 };
 
 /// Refines the TrainJob status the controller derived (reference 5.2). Upstream lets one plugin

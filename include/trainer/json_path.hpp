@@ -99,6 +99,15 @@ namespace trainer {
   return find_string(obj, key).value_or("");
 }
 
+/// The string at `key` without a copy, or "" when it is missing or not a string; it refers into
+/// `obj` and is valid while that string is.
+[[nodiscard]] inline std::string_view string_view_at(const boost::json::object& obj,
+                                                     std::string_view key) {
+  const auto* v = obj.if_contains(key);
+  if (v == nullptr || !v->is_string()) return {};
+  return v->get_string();
+}
+
 /// Whether the value at `key` is `true` (false when missing or not a boolean).
 [[nodiscard]] inline bool bool_at(const boost::json::object& obj, std::string_view key) {
   const auto* v = obj.if_contains(key);

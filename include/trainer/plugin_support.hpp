@@ -93,19 +93,26 @@ inline constexpr const char* kJobCompletionIndexFieldPath =
 // ---- List upserts (upstream pkg/apply) ----------------------------------------------------
 // An item that matches an existing one replaces the first match in place; otherwise it is
 // appended. Lists are Kubernetes JSON arrays (`Container::env`, `ports`, `volume_mounts`,
-// `PodSet::volumes`); entries that are not objects never match.
+// `PodSet::volumes`); entries that are not objects never match. Each upsert copies the items
+// from a const argument and moves them from an rvalue one (a list built for the call, or one
+// the caller gives up), with the same result.
 
 /// Env vars match by `name`.
 void upsert_env(boost::json::array& env, const boost::json::object& var);
+void upsert_env(boost::json::array& env, boost::json::object&& var);
 /// Each object of `vars` in order, as the single-var overload.
 void upsert_env(boost::json::array& env, const boost::json::array& vars);
+void upsert_env(boost::json::array& env, boost::json::array&& vars);
 /// Container ports match by the same `containerPort` or the same `name`; an absent name equals
 /// an absent name (upstream compares the two pointers' targets, nil == nil).
 void upsert_port(boost::json::array& ports, const boost::json::object& port);
+void upsert_port(boost::json::array& ports, boost::json::object&& port);
 /// Volumes match by `name`.
 void upsert_volume(boost::json::array& volumes, const boost::json::object& volume);
+void upsert_volume(boost::json::array& volumes, boost::json::object&& volume);
 /// Volume mounts match by `mountPath` (not by name).
 void upsert_volume_mount(boost::json::array& mounts, const boost::json::object& mount);
+void upsert_volume_mount(boost::json::array& mounts, boost::json::object&& mount);
 
 /// `{"name": name, "value": value}`.
 [[nodiscard]] boost::json::object env_value(std::string_view name, std::string_view value);

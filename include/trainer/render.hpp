@@ -19,6 +19,7 @@
 
 #include <boost/json/value.hpp>
 
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <string>
@@ -102,6 +103,14 @@ class Framework {
   /// objects[<i>]...: Forbidden: ...` naming the object.
   [[nodiscard]] Result<std::vector<boost::json::value>> run_component_builders(
       const Info& info, const TrainJob& job, const RenderContext& ctx) const;
+  /// The same objects and errors, for a caller that gives `info` up (a render): the first
+  /// builder that takes the Info (`ComponentBuilderPlugin::takes_info`, the JobSet plugin) runs
+  /// after the other builders, through `build_taking_info`, so that it may move the runtime's
+  /// JobSet template and the PodSets' lists out of `info` instead of copying them. Its objects
+  /// keep their place, and when a builder after it fails, its own error, if it has one, still
+  /// comes first.
+  [[nodiscard]] Result<std::vector<boost::json::value>> run_component_builders(
+      Info&& info, const TrainJob& job, const RenderContext& ctx) const;
 
   /// The TrainJobStatus plugin's `status`, when the framework has one; else nothing.
   [[nodiscard]] Result<void> run_status(const TrainJob& job, boost::json::object& status,
@@ -126,6 +135,8 @@ class Framework {
   std::vector<EnforcePodSpecPlugin*> enforce_pod_spec_;
   std::vector<PreComponentBuilderPlugin*> pre_component_builder_;
   std::vector<ComponentBuilderPlugin*> component_builder_;
+  // The index in component_builder_ of the builder that takes the Info, or its size.
+  std::size_t info_taker_ = 0;
   std::vector<TrainJobStatusPlugin*> train_job_status_;
 };
 

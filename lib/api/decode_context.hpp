@@ -6,6 +6,7 @@
 // no-op (a sticky error instead of exceptions, so nothing can escape the public API).
 #pragma once
 
+#include "api/field_path.hpp"
 #include "trainer/error.hpp"
 #include "trainer/model.hpp"
 
@@ -20,44 +21,6 @@
 #include <vector>
 
 namespace trainer::detail {
-
-/// The field path of a value being decoded (`spec.trainer.env[2]`), written out only when a
-/// message names it: a decode that reports nothing builds no path string. A path refers to its
-/// parent and to its key, which must outlive it (the converters keep each step on the stack while
-/// they read the value below it).
-class FieldPath {
- public:
-  /// The document root: "".
-  FieldPath() = default;
-  /// A root that has a name of its own (`info`).
-  explicit FieldPath(std::string_view root) noexcept : text_(root) {}
-
-  /// `parent.key` (`key` at an empty root).
-  [[nodiscard]] static FieldPath field(const FieldPath& parent, std::string_view key) noexcept {
-    return FieldPath(&parent, Step::kField, key, 0);
-  }
-  /// `parent[index]`.
-  [[nodiscard]] static FieldPath index(const FieldPath& parent, std::size_t index) noexcept {
-    return FieldPath(&parent, Step::kIndex, {}, index);
-  }
-  /// `parent[key]`, a key of a map.
-  [[nodiscard]] static FieldPath map_key(const FieldPath& parent, std::string_view key) noexcept {
-    return FieldPath(&parent, Step::kMapKey, key, 0);
-  }
-
-  [[nodiscard]] std::string str() const;
-
- private:
-  enum class Step : std::uint8_t { kRoot, kField, kIndex, kMapKey };
-  FieldPath(const FieldPath* parent, Step step, std::string_view text, std::size_t index) noexcept
-      : parent_(parent), step_(step), text_(text), index_(index) {}
-  void append_to(std::string& out) const;
-
-  const FieldPath* parent_ = nullptr;
-  Step step_ = Step::kRoot;
-  std::string_view text_;
-  std::size_t index_ = 0;
-};
 
 class DecodeContext {
  public:

@@ -5,6 +5,8 @@
 
 #include "framework/plugin_confinement.hpp"
 
+#include <cstddef>
+#include <iterator>
 #include <set>
 #include <string>
 #include <utility>
@@ -37,6 +39,18 @@ std::vector<std::shared_ptr<Plugin>> instantiate(const Registry& registry, std::
     if (entry.factory) plugins.push_back(entry.factory());
   }
   return plugins;
+}
+
+// One builder's objects, confined (detail::confine_built_objects), into `objects` at `at`.
+Result<void> keep_built(const ComponentBuilderPlugin& plugin,
+                        Result<std::vector<boost::json::value>> built, const TrainJob& job,
+                        const PluginContext& pc, std::vector<boost::json::value>& objects,
+                        std::size_t at) {
+  if (!built) return tl::unexpected(built.error());
+  if (auto r = detail::confine_built_objects(plugin.name(), *built, job, pc); !r) return r;
+  objects.insert(objects.begin() + static_cast<std::ptrdiff_t>(at),
+                 std::make_move_iterator(built->begin()), std::make_move_iterator(built->end()));
+  return {};
 }
 
 }  // namespace
@@ -111,6 +125,13 @@ Result<void> Framework::partition_plugins() {
     if (r) r = partition(plugin, Phase::kTrainJobStatus, "TrainJobStatusPlugin", train_job_status_);
     if (!r) return r;
   }
+  info_taker_ = component_builder_.size();
+  for (std::size_t i = 0; i < component_builder_.size(); ++i) {
+    if (component_builder_[i]->takes_info()) {
+      info_taker_ = i;
+      break;
+    }
+  }
   if (train_job_status_.size() > 1) {
     return fail(ErrorCode::kInvalid, "too many TrainJobStatus plugins are registered");
   }
@@ -182,12 +203,43 @@ Result<std::vector<boost::json::value>> Framework::run_component_builders(
   std::vector<boost::json::value> objects;
   const PluginContext pc = context(ctx);
   for (auto* p : component_builder_) {
-    auto built = p->build(info, job, pc);
-    if (!built) return tl::unexpected(built.error());
-    if (auto r = detail::confine_built_objects(p->name(), *built, job, pc); !r) {
+    if (auto r = keep_built(*p, p->build(info, job, pc), job, pc, objects, objects.size()); !r) {
       return tl::unexpected(r.error());
     }
-    for (auto& obj : *built) objects.push_back(std::move(obj));
+  }
+  return objects;
+}
+
+Result<std::vector<boost::json::value>> Framework::run_component_builders(
+    Info&& info, const TrainJob& job, const RenderContext& ctx) const {
+  const std::size_t taker = info_taker_;
+  if (taker == component_builder_.size())
+    return run_component_builders(std::as_const(info), job, ctx);
+  std::vector<boost::json::value> objects;
+  const PluginContext pc = context(ctx);
+  std::size_t taker_at = 0;  // where the taker's objects go
+  for (std::size_t i = 0; i < component_builder_.size(); ++i) {
+    if (i == taker) {
+      taker_at = objects.size();
+      continue;
+    }
+    auto* p = component_builder_[i];
+    if (auto r = keep_built(*p, p->build(info, job, pc), job, pc, objects, objects.size()); !r) {
+      if (i > taker) {
+        // In plugin order the taker ran before this builder: its error comes first.
+        auto* t = component_builder_[taker];
+        std::vector<boost::json::value> discarded;
+        if (auto first = keep_built(*t, t->build(info, job, pc), job, pc, discarded, 0); !first) {
+          return tl::unexpected(first.error());
+        }
+      }
+      return tl::unexpected(r.error());
+    }
+  }
+  auto* t = component_builder_[taker];
+  if (auto r = keep_built(*t, t->build_taking_info(info, job, pc), job, pc, objects, taker_at);
+      !r) {
+    return tl::unexpected(r.error());
   }
   return objects;
 }

@@ -11,6 +11,9 @@
 #include "trainer/plugin_support.hpp"
 
 #include <array>
+#include <optional>
+#include <string>
+#include <string_view>
 #include <utility>
 
 namespace trainer::detail {
@@ -172,53 +175,63 @@ Result<void> confine_built_objects(std::string_view plugin, std::vector<json::va
   if (objects.empty()) return {};
   auto bad = [&](FieldError fe) { return tl::unexpected(refused(plugin, "build", std::move(fe))); };
   const std::string ns = train_job_namespace(job);
-  const json::object owner = train_job_owner_reference(job, effective_uid(job, ctx));
+  // The TrainJob as controller, built when an object names a controller or has none.
+  std::optional<json::object> owner_ref;
+  const auto owner = [&]() -> const json::object& {
+    if (!owner_ref) owner_ref = train_job_owner_reference(job, effective_uid(job, ctx));
+    return *owner_ref;
+  };
   for (std::size_t i = 0; i < objects.size(); ++i) {
-    const std::string path = "objects[" + std::to_string(i) + "]";
+    // The object's path and description are written out only for an error.
+    const auto path = [i] { return "objects[" + std::to_string(i) + "]"; };
     auto* obj = objects[i].if_object();
-    if (obj == nullptr) return bad(type_invalid(path, "expected object"));
+    if (obj == nullptr) return bad(type_invalid(path(), "expected object"));
     for (const char* key : {"apiVersion", "kind"}) {
       const auto* s = obj->if_contains(key);
       if (s == nullptr || !s->is_string() || s->get_string().empty()) {
-        return bad(field_required(path + "." + key, ""));
+        return bad(field_required(path() + "." + key, ""));
       }
     }
-    const std::string api_version(obj->at("apiVersion").get_string());
-    const std::string kind(obj->at("kind").get_string());
+    const std::string_view api_version = obj->at("apiVersion").get_string();
+    const std::string_view kind = obj->at("kind").get_string();
     auto* meta_value = obj->if_contains("metadata");
-    if (meta_value == nullptr) return bad(field_required(path + ".metadata", ""));
-    if (!meta_value->is_object()) return bad(type_invalid(path + ".metadata", "expected object"));
+    if (meta_value == nullptr) return bad(field_required(path() + ".metadata", ""));
+    if (!meta_value->is_object()) return bad(type_invalid(path() + ".metadata", "expected object"));
     json::object& meta = meta_value->get_object();
     const auto* name = meta.if_contains("name");
     if (name == nullptr || !name->is_string() || name->get_string().empty()) {
-      return bad(field_required(path + ".metadata.name", ""));
+      return bad(field_required(path() + ".metadata.name", ""));
     }
-    const std::string who =
-        kind + " \"" + std::string(name->get_string()) + "\" (" + api_version + ")";
+    // Looks the name up again: setting the namespace below may move the metadata's members.
+    const auto who = [&] {
+      return std::string(kind) + " \"" + std::string(meta.at("name").get_string()) + "\" (" +
+             std::string(api_version) + ")";
+    };
 
     std::string why;
     auto scope = scope_of(ctx.inputs, api_version, kind, why);
     if (!scope) {
       Error e = std::move(scope.error());
-      e.message =
-          "plugin \"" + std::string(plugin) + "\": build: " + path + " (" + who + "): " + e.message;
+      e.message = "plugin \"" + std::string(plugin) + "\": build: " + path() + " (" + who() +
+                  "): " + e.message;
       return tl::unexpected(std::move(e));
     }
     if (!*scope) {
-      return bad(field_forbidden(path + ".kind", who + " is not known to be namespaced" +
-                                                     (why.empty() ? "" : " (" + why + ")") +
-                                                     ": a plugin builds only namespaced objects"));
+      return bad(
+          field_forbidden(path() + ".kind", who() + " is not known to be namespaced" +
+                                                (why.empty() ? "" : " (" + why + ")") +
+                                                ": a plugin builds only namespaced objects"));
     }
     if (!**scope) {
-      return bad(field_forbidden(path + ".kind",
-                                 who + " is cluster-scoped: a plugin builds only namespaced "
-                                       "objects, in the TrainJob's namespace"));
+      return bad(field_forbidden(path() + ".kind",
+                                 who() + " is cluster-scoped: a plugin builds only namespaced "
+                                         "objects, in the TrainJob's namespace"));
     }
 
     if (const auto* given = meta.if_contains("namespace")) {
       if (!given->is_string() || given->get_string() != ns) {
-        return bad(field_forbidden(path + ".metadata.namespace",
-                                   who + " must be in the TrainJob's namespace \"" + ns + "\""));
+        return bad(field_forbidden(path() + ".metadata.namespace",
+                                   who() + " must be in the TrainJob's namespace \"" + ns + "\""));
       }
     } else {
       meta["namespace"] = ns;
@@ -226,28 +239,30 @@ Result<void> confine_built_objects(std::string_view plugin, std::vector<json::va
 
     auto* owners = meta.if_contains("ownerReferences");
     if (owners != nullptr && !owners->is_array()) {
-      return bad(type_invalid(path + ".metadata.ownerReferences", "expected array"));
+      return bad(type_invalid(path() + ".metadata.ownerReferences", "expected array"));
     }
     bool controlled = false;
     if (owners != nullptr) {
       const json::array& refs = owners->get_array();
       for (std::size_t j = 0; j < refs.size(); ++j) {
-        const std::string ref_path = path + ".metadata.ownerReferences[" + std::to_string(j) + "]";
+        const auto ref_path = [&] {
+          return path() + ".metadata.ownerReferences[" + std::to_string(j) + "]";
+        };
         const auto* ref = refs[j].if_object();
-        if (ref == nullptr) return bad(type_invalid(ref_path, "expected object"));
+        if (ref == nullptr) return bad(type_invalid(ref_path(), "expected object"));
         const auto* controller = ref->if_contains("controller");
         if (controller == nullptr || !controller->is_bool() || !controller->get_bool()) continue;
-        if (!same_owner(*ref, owner)) {
-          return bad(field_forbidden(ref_path, who + " names another controller, " +
-                                                   owner_text(*ref) + ": its controller must be " +
-                                                   owner_text(owner)));
+        if (!same_owner(*ref, owner())) {
+          return bad(
+              field_forbidden(ref_path(), who() + " names another controller, " + owner_text(*ref) +
+                                              ": its controller must be " + owner_text(owner())));
         }
         controlled = true;
       }
     }
     if (!controlled) {
       if (owners == nullptr) owners = &(meta["ownerReferences"] = json::array());
-      owners->get_array().emplace_back(owner);
+      owners->get_array().emplace_back(owner());
     }
   }
   return {};

@@ -39,6 +39,7 @@ json::object train_job_owner_reference(const TrainJob& job, std::string_view uid
 
 json::object owned_object_metadata(std::string name, const TrainJob& job, std::string_view uid) {
   json::object meta;
+  meta.reserve(3);
   meta["name"] = std::move(name);
   if (const auto& ns = job.metadata.namespace_; ns && !ns->empty()) meta["namespace"] = *ns;
   meta["ownerReferences"] = json::array{train_job_owner_reference(job, uid)};

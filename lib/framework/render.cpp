@@ -156,8 +156,9 @@ Result<RenderOutput> render_pipeline(TrainJob job, const RuntimeRefMatch& runtim
     return tl::unexpected(r.error());
   }
   if (auto r = framework->run_pre_build_sync(*info, job, ctx); !r) return tl::unexpected(r.error());
-  // Step 6: the builders.
-  auto built = framework->run_component_builders(*info, job, ctx);
+  // Step 6: the builders. Nothing reads the Info after them: the JobSet builder may take the
+  // runtime's JobSet template out of it instead of copying it.
+  auto built = framework->run_component_builders(std::move(*info), job, ctx);
   if (!built) return tl::unexpected(built.error());
   for (auto& obj : *built) out.objects.push_back(std::move(obj));
   return out;

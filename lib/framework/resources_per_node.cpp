@@ -19,11 +19,6 @@ namespace json = boost::json;
 using trainer::find_array;
 using trainer::find_object;
 
-bool string_equals(const json::object& obj, std::string_view key, std::string_view want) {
-  const auto* v = obj.if_contains(key);
-  return v != nullptr && v->is_string() && v->get_string() == want;
-}
-
 bool contains_gpu(std::string_view name) {
   return ascii::to_lower(name).find("gpu") != std::string::npos;
 }
@@ -56,8 +51,8 @@ std::optional<json::object> extract_resource_per_node_from_runtime(const Info& i
       if (const auto* meta = find_object(*tmpl, "metadata")) labels = find_object(*meta, "labels");
     }
     const bool is_trainer =
-        labels != nullptr && string_equals(*labels, kAncestorLabel, kAncestorTrainer);
-    if (!string_equals(*job, "name", kNodeName) && !is_trainer) continue;
+        labels != nullptr && string_view_at(*labels, kAncestorLabel) == kAncestorTrainer;
+    if (string_view_at(*job, "name") != kNodeName && !is_trainer) continue;
     const json::object* pod_spec = nullptr;
     if (tmpl != nullptr) {
       if (const auto* job_spec = find_object(*tmpl, "spec")) {
@@ -70,7 +65,7 @@ std::optional<json::object> extract_resource_per_node_from_runtime(const Info& i
     if (containers == nullptr) continue;
     for (const auto& c : *containers) {
       const auto* container = c.if_object();
-      if (container == nullptr || !string_equals(*container, "name", kNodeName)) continue;
+      if (container == nullptr || string_view_at(*container, "name") != kNodeName) continue;
       json::object out;
       if (const auto* res = find_object(*container, "resources")) {
         if (const auto* limits = res->if_contains("limits")) out["limits"] = *limits;

@@ -120,9 +120,11 @@ std::string runtime_snapshot_name(const TrainJob& job) {
 
 json::object runtime_snapshot_config_map(const TrainJob& job, std::string runtime_yaml) {
   json::object cm;
+  cm.reserve(4);
   cm["apiVersion"] = "v1";
   cm["kind"] = "ConfigMap";
   json::object meta;
+  meta.reserve(3);
   meta["name"] = runtime_snapshot_name(job);
   meta["namespace"] = train_job_namespace(job);
   meta["ownerReferences"] =

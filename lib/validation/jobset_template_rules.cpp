@@ -19,28 +19,28 @@ const boost::json::value* find(const boost::json::object* o, std::string_view ke
   return o != nullptr ? o->if_contains(key) : nullptr;
 }
 
-void required_fields(const boost::json::object& o, const std::string& path,
+void required_fields(const boost::json::object& o, const FieldPath& path,
                      std::initializer_list<std::string_view> fields, Errors& errs) {
   for (const auto f : fields) {
-    if (!o.contains(f)) errs.push_back(field_required(child(path, f), ""));
+    if (!o.contains(f)) errs.push_back(field_required(FieldPath::field(path, f).str(), ""));
   }
 }
 
-void enum_field(const boost::json::object& o, std::string_view key, const std::string& path,
-                const std::vector<std::string>& allowed, Errors& errs) {
+void enum_field(const boost::json::object& o, std::string_view key, const FieldPath& path,
+                std::initializer_list<std::string_view> allowed, Errors& errs) {
   const auto* v = o.if_contains(key);
   if (v == nullptr) return;
-  const std::string p = child(path, key);
-  if (const auto* s = expect_string(errs, p, *v)) check_enum(errs, p, std::string(*s), allowed);
+  const FieldPath p = FieldPath::field(path, key);
+  if (const auto* s = expect_string(errs, p, *v)) check_enum(errs, p, *s, allowed);
 }
 
 // `self == oldSelf` on a field present in both objects.
 void immutable_field(const boost::json::object& spec, const boost::json::object* old,
-                     std::string_view key, const std::string& path, Errors& errs) {
+                     std::string_view key, const FieldPath& path, Errors& errs) {
   const auto* now = spec.if_contains(key);
   const auto* before = find(old, key);
   if (now != nullptr && before != nullptr && *now != *before) {
-    errs.push_back(cel_invalid(child(path, key), std::nullopt, kValueImmutable));
+    errs.push_back(cel_invalid(FieldPath::field(path, key).str(), std::nullopt, kValueImmutable));
   }
 }
 
@@ -59,10 +59,10 @@ const boost::json::object* find_job(const boost::json::object* old_spec,
 }
 
 void depends_on_rules(const boost::json::object& job, const boost::json::object* old_job,
-                      const std::string& job_path, Errors& errs) {
+                      const FieldPath& job_path, Errors& errs) {
   const auto* v = job.if_contains("dependsOn");
   if (v == nullptr) return;
-  const std::string path = child(job_path, "dependsOn");
+  const FieldPath path = FieldPath::field(job_path, "dependsOn");
   const auto* deps = expect_array(errs, path, *v);
   if (deps == nullptr) return;
   check_max_items(errs, path, deps->size(), 5);
@@ -76,50 +76,51 @@ void depends_on_rules(const boost::json::object& job, const boost::json::object*
   const auto* old_deps = find(old_job, "dependsOn");
   if (old_deps != nullptr && old_deps->is_array() &&
       !cel_equal_map_list(*deps, old_deps->get_array(), "name")) {
-    errs.push_back(cel_invalid(path, std::nullopt, kValueImmutable));
+    errs.push_back(cel_invalid(path.str(), std::nullopt, kValueImmutable));
   }
   for (std::size_t i = 0; i < deps->size(); ++i) {
-    const std::string item = index(path, i);
+    const FieldPath item = FieldPath::index(path, i);
     const auto* d = expect_object(errs, item, (*deps)[i]);
     if (d == nullptr) continue;
     required_fields(*d, item, {"name", "status"}, errs);
-    if (const auto* n = d->if_contains("name")) (void)expect_string(errs, child(item, "name"), *n);
+    if (const auto* n = d->if_contains("name"))
+      (void)expect_string(errs, FieldPath::field(item, "name"), *n);
     enum_field(*d, "status", item, {"Ready", "Complete"}, errs);
   }
 }
 
 void replicated_job_rules(const boost::json::object& job, const boost::json::object* old_spec,
-                          const std::string& path, Errors& errs) {
+                          const FieldPath& path, Errors& errs) {
   required_fields(job, path, {"name", "template"}, errs);
   const auto* name = job.if_contains("name");
-  if (name != nullptr) (void)expect_string(errs, child(path, "name"), *name);
+  if (name != nullptr) (void)expect_string(errs, FieldPath::field(path, "name"), *name);
   if (const auto* g = job.if_contains("groupName")) {
-    (void)expect_string(errs, child(path, "groupName"), *g);
+    (void)expect_string(errs, FieldPath::field(path, "groupName"), *g);
   }
   if (const auto* t = job.if_contains("template")) {
-    const std::string tpath = child(path, "template");
+    const FieldPath tpath = FieldPath::field(path, "template");
     if (const auto* tmpl = expect_object(errs, tpath, *t)) {
       if (const auto* m = tmpl->if_contains("metadata")) {
-        if (const auto* meta = expect_object(errs, child(tpath, "metadata"), *m)) {
+        if (const auto* meta = expect_object(errs, FieldPath::field(tpath, "metadata"), *m)) {
           if (const auto* l = meta->if_contains("labels")) {
-            const std::string lpath = child(tpath, "metadata.labels");
+            const FieldPath lpath = FieldPath::field(tpath, "metadata.labels");
             if (const auto* labels = expect_object(errs, lpath, *l)) {
               for (const auto& kv : *labels) {
-                (void)expect_string(errs, child(lpath, kv.key()), kv.value());
+                (void)expect_string(errs, FieldPath::field(lpath, kv.key()), kv.value());
               }
             }
           }
         }
       }
       if (const auto* s = tmpl->if_contains("spec")) {
-        if (const auto* spec = expect_object(errs, child(tpath, "spec"), *s)) {
-          required_fields(*spec, child(tpath, "spec"), {"template"}, errs);
+        if (const auto* spec = expect_object(errs, FieldPath::field(tpath, "spec"), *s)) {
+          required_fields(*spec, FieldPath::field(tpath, "spec"), {"template"}, errs);
           // The pod template is core/v1; of its rules, the quantity fields are checked here.
           const auto* pod = spec->if_contains("template");
           const auto* pod_spec =
               pod != nullptr && pod->is_object() ? pod->get_object().if_contains("spec") : nullptr;
           if (pod_spec != nullptr && pod_spec->is_object()) {
-            check_pod_spec_quantities(errs, child(tpath, "spec.template.spec"),
+            check_pod_spec_quantities(errs, FieldPath::field(tpath, "spec.template.spec"),
                                       pod_spec->get_object());
           }
         }
@@ -127,7 +128,7 @@ void replicated_job_rules(const boost::json::object& job, const boost::json::obj
     }
   }
   if (const auto* r = job.if_contains("replicas")) {
-    (void)expect_integer(errs, child(path, "replicas"), *r);
+    (void)expect_integer(errs, FieldPath::field(path, "replicas"), *r);
   }
   const boost::json::object* old_job = name != nullptr ? find_job(old_spec, *name) : nullptr;
   depends_on_rules(job, old_job, path, errs);
@@ -150,10 +151,10 @@ bool any_job_depends_on(const boost::json::object& spec) {
 }
 
 void replicated_jobs_rules(const boost::json::object& spec, const boost::json::object* old,
-                           const std::string& path, Errors& errs) {
+                           const FieldPath& path, Errors& errs) {
   const auto* v = spec.if_contains("replicatedJobs");
   if (v == nullptr) return;
-  const std::string jobs_path = child(path, "replicatedJobs");
+  const FieldPath jobs_path = FieldPath::field(path, "replicatedJobs");
   const auto* jobs = expect_array(errs, jobs_path, *v);
   if (jobs == nullptr) return;
   std::vector<std::optional<boost::json::value>> keys;
@@ -164,7 +165,7 @@ void replicated_jobs_rules(const boost::json::object& spec, const boost::json::o
   }
   check_unique_map_keys(errs, jobs_path, "name", keys);
   for (std::size_t i = 0; i < jobs->size(); ++i) {
-    const std::string item = index(jobs_path, i);
+    const FieldPath item = FieldPath::index(jobs_path, i);
     if (const auto* job = expect_object(errs, item, (*jobs)[i])) {
       replicated_job_rules(*job, old, item, errs);
     }
@@ -172,10 +173,10 @@ void replicated_jobs_rules(const boost::json::object& spec, const boost::json::o
 }
 
 void success_policy_rules(const boost::json::object& spec, const boost::json::object* old,
-                          const std::string& path, Errors& errs) {
+                          const FieldPath& path, Errors& errs) {
   const auto* v = spec.if_contains("successPolicy");
   if (v == nullptr) return;
-  const std::string p = child(path, "successPolicy");
+  const FieldPath p = FieldPath::field(path, "successPolicy");
   if (const auto* o = expect_object(errs, p, *v)) {
     immutable_field(spec, old, "successPolicy", path, errs);
     required_fields(*o, p, {"operator"}, errs);
@@ -184,24 +185,24 @@ void success_policy_rules(const boost::json::object& spec, const boost::json::ob
 }
 
 void failure_policy_rules(const boost::json::object& spec, const boost::json::object* old,
-                          const std::string& path, Errors& errs) {
+                          const FieldPath& path, Errors& errs) {
   const auto* v = spec.if_contains("failurePolicy");
   if (v == nullptr) return;
-  const std::string p = child(path, "failurePolicy");
+  const FieldPath p = FieldPath::field(path, "failurePolicy");
   const auto* o = expect_object(errs, p, *v);
   if (o == nullptr) return;
   immutable_field(spec, old, "failurePolicy", path, errs);
   if (const auto* m = o->if_contains("maxRestarts")) {
-    (void)expect_integer(errs, child(p, "maxRestarts"), *m);
+    (void)expect_integer(errs, FieldPath::field(p, "maxRestarts"), *m);
   }
   enum_field(*o, "restartStrategy", p, {"Recreate", "BlockingRecreate", "InPlaceRestart"}, errs);
   const auto* r = o->if_contains("rules");
   if (r == nullptr) return;
-  const std::string rules_path = child(p, "rules");
+  const FieldPath rules_path = FieldPath::field(p, "rules");
   const auto* rules = expect_array(errs, rules_path, *r);
   if (rules == nullptr) return;
   for (std::size_t i = 0; i < rules->size(); ++i) {
-    const std::string item = index(rules_path, i);
+    const FieldPath item = FieldPath::index(rules_path, i);
     if (const auto* rule = expect_object(errs, item, (*rules)[i])) {
       required_fields(*rule, item, {"action", "name"}, errs);
       enum_field(*rule, "action", item,
@@ -213,10 +214,10 @@ void failure_policy_rules(const boost::json::object& spec, const boost::json::ob
 }
 
 void startup_policy_rules(const boost::json::object& spec, const boost::json::object* old,
-                          const std::string& path, Errors& errs) {
+                          const FieldPath& path, Errors& errs) {
   const auto* v = spec.if_contains("startupPolicy");
   if (v == nullptr) return;
-  const std::string p = child(path, "startupPolicy");
+  const FieldPath p = FieldPath::field(path, "startupPolicy");
   if (const auto* o = expect_object(errs, p, *v)) {
     immutable_field(spec, old, "startupPolicy", path, errs);
     required_fields(*o, p, {"startupPolicyOrder"}, errs);
@@ -224,10 +225,10 @@ void startup_policy_rules(const boost::json::object& spec, const boost::json::ob
   }
 }
 
-void coordinator_rules(const boost::json::object& spec, const std::string& path, Errors& errs) {
+void coordinator_rules(const boost::json::object& spec, const FieldPath& path, Errors& errs) {
   const auto* v = spec.if_contains("coordinator");
   if (v == nullptr) return;
-  const std::string p = child(path, "coordinator");
+  const FieldPath p = FieldPath::field(path, "coordinator");
   if (const auto* o = expect_object(errs, p, *v)) required_fields(*o, p, {"replicatedJob"}, errs);
 }
 
@@ -240,30 +241,30 @@ bool template_sets_namespace(const boost::json::value& t) {
 }
 
 void volume_claim_policies_rules(const boost::json::object& spec, const boost::json::object* old,
-                                 const std::string& path, Errors& errs) {
+                                 const FieldPath& path, Errors& errs) {
   const auto* v = spec.if_contains("volumeClaimPolicies");
   if (v == nullptr) return;
-  const std::string p = child(path, "volumeClaimPolicies");
+  const FieldPath p = FieldPath::field(path, "volumeClaimPolicies");
   const auto* policies = expect_array(errs, p, *v);
   if (policies == nullptr) return;
   check_max_items(errs, p, policies->size(), 50);
   immutable_field(spec, old, "volumeClaimPolicies", path, errs);
   for (std::size_t i = 0; i < policies->size(); ++i) {
-    const std::string item = index(p, i);
+    const FieldPath item = FieldPath::index(p, i);
     const auto* policy = expect_object(errs, item, (*policies)[i]);
     if (policy == nullptr) continue;
     const auto* t = policy->if_contains("templates");
     const boost::json::array* templates =
-        t != nullptr ? expect_array(errs, child(item, "templates"), *t) : nullptr;
+        t != nullptr ? expect_array(errs, FieldPath::field(item, "templates"), *t) : nullptr;
     if (templates != nullptr) {
-      check_max_items(errs, child(item, "templates"), templates->size(), 50);
+      check_max_items(errs, FieldPath::field(item, "templates"), templates->size(), 50);
       if (std::any_of(templates->begin(), templates->end(), template_sets_namespace)) {
-        errs.push_back(cel_invalid(item, std::nullopt,
+        errs.push_back(cel_invalid(item.str(), std::nullopt,
                                    "namespace cannot be set for VolumeClaimPolicies templates"));
       }
     }
     if (const auto* rp = policy->if_contains("retentionPolicy")) {
-      const std::string rpath = child(item, "retentionPolicy");
+      const FieldPath rpath = FieldPath::field(item, "retentionPolicy");
       if (const auto* retention = expect_object(errs, rpath, *rp)) {
         enum_field(*retention, "whenDeleted", rpath, {"Delete", "Retain"}, errs);
       }
@@ -274,14 +275,14 @@ void volume_claim_policies_rules(const boost::json::object& spec, const boost::j
 }  // namespace
 
 void jobset_spec_rules(const boost::json::object& spec, const boost::json::object* old,
-                       const std::string& path, Errors& errs) {
+                       const FieldPath& path, Errors& errs) {
   if (has_in_order_startup(spec) && any_job_depends_on(spec)) {
-    errs.push_back(
-        cel_invalid(path, std::nullopt, "StartupPolicy and DependsOn APIs are mutually exclusive"));
+    errs.push_back(cel_invalid(path.str(), std::nullopt,
+                               "StartupPolicy and DependsOn APIs are mutually exclusive"));
   }
   replicated_jobs_rules(spec, old, path, errs);
   if (const auto* n = spec.if_contains("network")) {
-    if (expect_object(errs, child(path, "network"), *n) != nullptr) {
+    if (expect_object(errs, FieldPath::field(path, "network"), *n) != nullptr) {
       immutable_field(spec, old, "network", path, errs);
     }
   }
@@ -290,7 +291,7 @@ void jobset_spec_rules(const boost::json::object& spec, const boost::json::objec
   startup_policy_rules(spec, old, path, errs);
   coordinator_rules(spec, path, errs);
   if (const auto* ttl = spec.if_contains("ttlSecondsAfterFinished")) {
-    const std::string p = child(path, "ttlSecondsAfterFinished");
+    const FieldPath p = FieldPath::field(path, "ttlSecondsAfterFinished");
     if (auto value = expect_integer(errs, p, *ttl)) check_minimum(errs, p, *value, 0);
   }
   volume_claim_policies_rules(spec, old, path, errs);

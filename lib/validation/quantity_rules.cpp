@@ -24,21 +24,21 @@ bool is_extended_resource_name(std::string_view name) {
   return is_qualified_name("requests." + std::string(name)).empty();
 }
 
-void container_list(Errors& errs, const std::string& path, const json::array* containers) {
+void container_list(Errors& errs, const FieldPath& path, const json::array* containers) {
   if (containers == nullptr) return;
   for (std::size_t i = 0; i < containers->size(); ++i) {
     const auto* c = (*containers)[i].if_object();
     if (c == nullptr) continue;
-    if (const auto* r = c->if_contains("resources")) {
-      check_resource_requirements(errs, child(index(path, i), "resources"), *r);
+    if (const auto* r = find_object(*c, "resources")) {
+      const FieldPath item = FieldPath::index(path, i);
+      check_resource_requirements(errs, FieldPath::field(item, "resources"), *r);
     }
   }
 }
 
 }  // namespace
 
-std::optional<Quantity> check_quantity(Errors& errs, const std::string& path,
-                                       const json::value& v) {
+std::optional<Quantity> check_quantity(Errors& errs, const FieldPath& path, const json::value& v) {
   std::string text;
   if (const auto* s = v.if_string()) {
     text.assign(s->data(), s->size());
@@ -52,84 +52,88 @@ std::optional<Quantity> check_quantity(Errors& errs, const std::string& path,
     text = std::to_string(v.get_uint64());
   } else {
     const std::string actual = json_type_name(v);
-    errs.push_back(
-        field_type_invalid(path, json::value(actual),
-                           path + " in body must be of type integer,string: \"" + actual + "\""));
+    const std::string p = path.str();
+    errs.push_back(field_type_invalid(
+        p, json::value(actual), p + " in body must be of type integer,string: \"" + actual + "\""));
     return std::nullopt;
   }
   auto q = Quantity::parse(text);
   if (!q) {
-    errs.push_back(field_invalid(path, json::value(text), q.error().message));
+    errs.push_back(field_invalid(path.str(), json::value(text), q.error().message));
     return std::nullopt;
   }
   return std::move(*q);
 }
 
-void check_resource_list(Errors& errs, const std::string& path, const json::value& v) {
+void check_resource_list(Errors& errs, const FieldPath& path, const json::value& v) {
   const auto* list = expect_object(errs, path, v);
   if (list == nullptr) return;
   for (const auto& kv : *list) {
-    const std::string name(kv.key());
-    const auto q = check_quantity(errs, child(path, name), kv.value());
+    const std::string_view name = kv.key();
+    const auto q = check_quantity(errs, FieldPath::field(path, name), kv.value());
     if (!q) continue;
-    const std::string key_path = path + "[" + name + "]";
+    const FieldPath key_path = FieldPath::map_key(path, name);
     if (q->sign() < 0) {
-      errs.push_back(field_invalid(key_path, json::value(q->to_string()),
+      errs.push_back(field_invalid(key_path.str(), json::value(q->to_string()),
                                    "must be greater than or equal to 0"));
     } else if (is_extended_resource_name(name) && q->milli_value() % 1000 != 0) {
-      errs.push_back(field_invalid(key_path, json::value(q->to_string()), "must be an integer"));
+      errs.push_back(
+          field_invalid(key_path.str(), json::value(q->to_string()), "must be an integer"));
     }
   }
 }
 
-void check_resource_requirements(Errors& errs, const std::string& path, const json::value& v) {
-  const auto* r = v.if_object();
-  if (r == nullptr) return;
+void check_resource_requirements(Errors& errs, const FieldPath& path,
+                                 const json::object& requirements) {
   for (const char* key : {"limits", "requests"}) {
-    if (const auto* list = r->if_contains(key)) check_resource_list(errs, child(path, key), *list);
+    if (const auto* list = requirements.if_contains(key)) {
+      check_resource_list(errs, FieldPath::field(path, key), *list);
+    }
   }
 }
 
-void check_volume_quantities(Errors& errs, const std::string& path, const json::object& volume) {
+void check_volume_quantities(Errors& errs, const FieldPath& path, const json::object& volume) {
   if (const auto* empty_dir = find_object(volume, "emptyDir")) {
     if (const auto* size = empty_dir->if_contains("sizeLimit")) {
-      const std::string p = child(path, "emptyDir.sizeLimit");
+      const FieldPath p = FieldPath::field(path, "emptyDir.sizeLimit");
       const auto q = check_quantity(errs, p, *size);
       if (q && q->sign() < 0) {
-        errs.push_back(field_forbidden(p, "SizeLimit field must be a valid resource quantity"));
+        errs.push_back(
+            field_forbidden(p.str(), "SizeLimit field must be a valid resource quantity"));
       }
     }
   }
   if (const auto* ephemeral = find_object(volume, "ephemeral")) {
     if (const auto* tmpl = find_object(*ephemeral, "volumeClaimTemplate")) {
       if (const auto* spec = find_object(*tmpl, "spec")) {
-        if (const auto* r = spec->if_contains("resources")) {
+        if (const auto* r = find_object(*spec, "resources")) {
           check_resource_requirements(
-              errs, child(path, "ephemeral.volumeClaimTemplate.spec.resources"), *r);
+              errs, FieldPath::field(path, "ephemeral.volumeClaimTemplate.spec.resources"), *r);
         }
       }
     }
   }
 }
 
-void check_pod_spec_quantities(Errors& errs, const std::string& path,
-                               const json::object& pod_spec) {
+void check_pod_spec_quantities(Errors& errs, const FieldPath& path, const json::object& pod_spec) {
   if (const auto* volumes = find_array(pod_spec, "volumes")) {
+    const FieldPath volumes_path = FieldPath::field(path, "volumes");
     for (std::size_t i = 0; i < volumes->size(); ++i) {
       if (const auto* volume = (*volumes)[i].if_object()) {
-        check_volume_quantities(errs, index(child(path, "volumes"), i), *volume);
+        check_volume_quantities(errs, FieldPath::index(volumes_path, i), *volume);
       }
     }
   }
-  container_list(errs, child(path, "initContainers"), find_array(pod_spec, "initContainers"));
-  container_list(errs, child(path, "containers"), find_array(pod_spec, "containers"));
-  container_list(errs, child(path, "ephemeralContainers"),
+  container_list(errs, FieldPath::field(path, "initContainers"),
+                 find_array(pod_spec, "initContainers"));
+  container_list(errs, FieldPath::field(path, "containers"), find_array(pod_spec, "containers"));
+  container_list(errs, FieldPath::field(path, "ephemeralContainers"),
                  find_array(pod_spec, "ephemeralContainers"));
   if (const auto* overhead = pod_spec.if_contains("overhead")) {
-    check_resource_list(errs, child(path, "overhead"), *overhead);
+    check_resource_list(errs, FieldPath::field(path, "overhead"), *overhead);
   }
-  if (const auto* r = pod_spec.if_contains("resources")) {
-    check_resource_requirements(errs, child(path, "resources"), *r);
+  if (const auto* r = find_object(pod_spec, "resources")) {
+    check_resource_requirements(errs, FieldPath::field(path, "resources"), *r);
   }
 }
 

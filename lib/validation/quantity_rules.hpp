@@ -12,7 +12,6 @@
 #include <boost/json/value.hpp>
 
 #include <optional>
-#include <string>
 
 namespace trainer::detail {
 
@@ -21,7 +20,7 @@ namespace trainer::detail {
 /// body must be of type integer,string: "number"`), then the typed decode (`Quantity::parse`:
 /// `Invalid value: "1e1.5": quantities must match the regular expression ...`, or the magnitude
 /// limit). Returns the quantity when every check passed.
-std::optional<Quantity> check_quantity(Errors& errs, const std::string& path,
+std::optional<Quantity> check_quantity(Errors& errs, const FieldPath& path,
                                        const boost::json::value& v);
 
 /// A `ResourceList` at `path` (`limits`, `requests`, `overhead`): each entry is a quantity at the
@@ -29,21 +28,21 @@ std::optional<Quantity> check_quantity(Errors& errs, const std::string& path,
 /// field.Path `<path>[<name>]`: `must be greater than or equal to 0`, and `must be an integer`
 /// for extended resources (`example.com/gpu`). Upstream the core rules refuse the pods of the
 /// JobSet later; here they refuse the TrainJob or runtime (docs/upstream-differences.md).
-void check_resource_list(Errors& errs, const std::string& path, const boost::json::value& v);
+void check_resource_list(Errors& errs, const FieldPath& path, const boost::json::value& v);
 
 /// `corev1.ResourceRequirements` at `path`: its `limits` and `requests`.
-void check_resource_requirements(Errors& errs, const std::string& path,
-                                 const boost::json::value& v);
+void check_resource_requirements(Errors& errs, const FieldPath& path,
+                                 const boost::json::object& requirements);
 
 /// The quantity fields of one `corev1.Volume` at `path`: `emptyDir.sizeLimit` (core: not
 /// negative) and the resources of an ephemeral volume's claim template.
-void check_volume_quantities(Errors& errs, const std::string& path,
+void check_volume_quantities(Errors& errs, const FieldPath& path,
                              const boost::json::object& volume);
 
 /// The quantity fields of a `corev1.PodSpec` at `path`: container, init container and ephemeral
 /// container resources, pod-level `resources`, `overhead` and the volumes. Parts of the wrong
 /// JSON type are skipped (other rules report them).
-void check_pod_spec_quantities(Errors& errs, const std::string& path,
+void check_pod_spec_quantities(Errors& errs, const FieldPath& path,
                                const boost::json::object& pod_spec);
 
 }  // namespace trainer::detail

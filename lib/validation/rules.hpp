@@ -19,7 +19,7 @@ namespace trainer::detail {
 void train_job_rules(const TrainJob& job, const TrainJob* old, Errors& errs);
 
 /// The schema rules of one `metav1.Condition` at `path` (type/reason patterns, status enum, ...).
-void condition_rules(const Condition& c, const std::string& path, Errors& errs);
+void condition_rules(const Condition& c, const FieldPath& path, Errors& errs);
 
 /// Where an OptimizationJob keeps the TrainJob spec of its trials.
 inline constexpr const char* kTrainJobTemplateSpecPath = "spec.trainJobTemplate.spec";
@@ -43,7 +43,7 @@ void runtime_spec_rules(const TrainingRuntimeSpec& spec, const TrainingRuntimeSp
 /// The embedded `jobset.x-k8s.io/v1alpha2` JobSetSpec at `spec.template.spec` (1.9). Wrong JSON
 /// types are reported as schema type errors, never dereferenced.
 void jobset_spec_rules(const boost::json::object& spec, const boost::json::object* old,
-                       const std::string& path, Errors& errs);
+                       const FieldPath& path, Errors& errs);
 
 /// Runtime webhook `validateReplicatedJobs` (2.4) over the JobSet spec of a runtime.
 void ancestor_job_rules(const boost::json::object& jobset_spec, Errors& errs);

@@ -38,7 +38,7 @@ bool support_deprecated(const StringMap& labels) {
 void ancestor_job_rules(const boost::json::object& jobset_spec, Errors& errs) {
   const auto* jobs_value = jobset_spec.if_contains("replicatedJobs");
   if (jobs_value == nullptr || !jobs_value->is_array()) return;
-  const std::string jobs_path = "spec.template.spec.replicatedJobs";
+  const FieldPath jobs_path("spec.template.spec.replicatedJobs");
   const auto& jobs = jobs_value->get_array();
   for (std::size_t idx = 0; idx < jobs.size(); ++idx) {
     const auto* job = jobs[idx].if_object();
@@ -48,7 +48,7 @@ void ancestor_job_rules(const boost::json::object& jobset_spec, Errors& errs) {
     if (ancestor == nullptr || !ancestor->is_string()) continue;
     const auto required = required_containers().find(std::string_view(ancestor->get_string()));
     if (required == required_containers().end()) continue;
-    const std::string item = index(jobs_path, idx);
+    const FieldPath item = FieldPath::index(jobs_path, idx);
     // Input is defaulted: an absent `replicas` is JobSet's default 1.
     std::int64_t replicas = 1;
     if (const auto* r = job->if_contains("replicas")) {
@@ -57,8 +57,8 @@ void ancestor_job_rules(const boost::json::object& jobset_spec, Errors& errs) {
       replicas = *value;
     }
     if (replicas != 1) {
-      errs.push_back(
-          field_invalid(child(item, "replicas"), boost::json::value(replicas), "always must be 1"));
+      errs.push_back(field_invalid(FieldPath::field(item, "replicas").str(),
+                                   boost::json::value(replicas), "always must be 1"));
     }
     const auto* pod_spec = find_object(*job, {"template", "spec", "template", "spec"});
     const boost::json::value* containers_value =
@@ -79,7 +79,7 @@ void ancestor_job_rules(const boost::json::object& jobset_spec, Errors& errs) {
     if (!found) {
       // Go prints the (typed) container list; a nil list marshals as `null`.
       errs.push_back(field_invalid(
-          child(item, "template.spec.template.spec.containers"),
+          FieldPath::field(item, "template.spec.template.spec.containers").str(),
           containers != nullptr ? boost::json::value(*containers) : boost::json::value(nullptr),
           "must contain the required container for the ancestor: " +
               std::string(ancestor->get_string())));

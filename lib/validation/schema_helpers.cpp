@@ -7,25 +7,6 @@
 
 namespace trainer::detail {
 
-// Paths are built for every field the rules visit, so each is sized once (a path is longer
-// than std::string's inline buffer, and growing it would allocate twice).
-std::string child(const std::string& base, std::string_view name) {
-  std::string out;
-  out.reserve(base.size() + 1 + name.size());
-  out.append(base);
-  if (!out.empty()) out.push_back('.');
-  out.append(name);
-  return out;
-}
-
-std::string index(const std::string& base, std::size_t i) {
-  const std::string digits = std::to_string(i);
-  std::string out;
-  out.reserve(base.size() + digits.size() + 2);
-  out.append(base).append(1, '[').append(digits).append(1, ']');
-  return out;
-}
-
 std::size_t utf8_length(std::string_view s) noexcept {
   std::size_t n = 0;
   for (const char c : s) {
@@ -68,49 +49,53 @@ const char* json_type_name(const boost::json::value& v) noexcept {
   return "null";
 }
 
-void check_max_length(Errors& errs, const std::string& path, std::string_view value,
+void check_max_length(Errors& errs, const FieldPath& path, std::string_view value,
                       std::size_t max) {
   if (utf8_length(value) > max) {
-    errs.push_back(field_too_long(path, boost::json::value(""), max));
+    errs.push_back(field_too_long(path.str(), boost::json::value(""), max));
   }
 }
 
-void check_max_items(Errors& errs, const std::string& path, std::size_t size, std::size_t max) {
-  if (size > max) errs.push_back(field_too_many(path, size, max));
+void check_max_items(Errors& errs, const FieldPath& path, std::size_t size, std::size_t max) {
+  if (size > max) errs.push_back(field_too_many(path.str(), size, max));
 }
 
-void check_minimum(Errors& errs, const std::string& path, std::int64_t value, std::int64_t min) {
+void check_minimum(Errors& errs, const FieldPath& path, std::int64_t value, std::int64_t min) {
   if (value < min) {
+    const std::string p = path.str();
     errs.push_back(
-        field_invalid(path, boost::json::value(value),
-                      path + " in body should be greater than or equal to " + std::to_string(min)));
+        field_invalid(p, boost::json::value(value),
+                      p + " in body should be greater than or equal to " + std::to_string(min)));
   }
 }
 
-void check_maximum(Errors& errs, const std::string& path, std::int64_t value, std::int64_t max) {
+void check_maximum(Errors& errs, const FieldPath& path, std::int64_t value, std::int64_t max) {
   if (value > max) {
+    const std::string p = path.str();
     errs.push_back(
-        field_invalid(path, boost::json::value(value),
-                      path + " in body should be less than or equal to " + std::to_string(max)));
+        field_invalid(p, boost::json::value(value),
+                      p + " in body should be less than or equal to " + std::to_string(max)));
   }
 }
 
-void check_enum(Errors& errs, const std::string& path, const std::string& value,
-                const std::vector<std::string>& allowed) {
-  for (const auto& a : allowed) {
+void check_enum(Errors& errs, const FieldPath& path, std::string_view value,
+                std::initializer_list<std::string_view> allowed) {
+  for (const auto a : allowed) {
     if (a == value) return;
   }
-  errs.push_back(field_not_supported(path, boost::json::value(value), allowed));
+  errs.push_back(field_not_supported(path.str(), boost::json::value(value),
+                                     std::vector<std::string>(allowed.begin(), allowed.end())));
 }
 
-void check_required_string(Errors& errs, const std::string& path, std::string_view value) {
-  if (value.empty()) errs.push_back(field_required(path, ""));
+void check_required_string(Errors& errs, const FieldPath& path, std::string_view value) {
+  if (value.empty()) errs.push_back(field_required(path.str(), ""));
 }
 
-void report_pattern(Errors& errs, const std::string& path, const std::string& value,
+void report_pattern(Errors& errs, const FieldPath& path, const std::string& value,
                     std::string_view pattern) {
-  errs.push_back(field_invalid(path, boost::json::value(value),
-                               path + " in body should match '" + std::string(pattern) + "'"));
+  const std::string p = path.str();
+  errs.push_back(field_invalid(p, boost::json::value(value),
+                               p + " in body should match '" + std::string(pattern) + "'"));
 }
 
 FieldError cel_invalid(const std::string& path, std::optional<boost::json::value> simple_value,
@@ -138,65 +123,66 @@ std::vector<std::size_t> second_occurrences(const std::vector<T>& keys) {
 
 }  // namespace
 
-void check_unique_map_keys(Errors& errs, const std::string& path, std::string_view key_field,
+void check_unique_map_keys(Errors& errs, const FieldPath& path, std::string_view key_field,
                            const std::vector<std::optional<boost::json::value>>& keys) {
   for (const std::size_t i : second_occurrences(keys)) {
     boost::json::object dup;
     if (keys[i]) dup[key_field] = *keys[i];
-    errs.push_back(field_duplicate(index(path, i), std::move(dup)));
+    errs.push_back(field_duplicate(FieldPath::index(path, i).str(), std::move(dup)));
   }
 }
 
-void check_unique_set(Errors& errs, const std::string& path,
+void check_unique_set(Errors& errs, const FieldPath& path,
                       const std::vector<boost::json::value>& items) {
   for (const std::size_t i : second_occurrences(items)) {
-    errs.push_back(field_duplicate(index(path, i), items[i]));
+    errs.push_back(field_duplicate(FieldPath::index(path, i).str(), items[i]));
   }
 }
 
 namespace {
 
-FieldError type_error(const std::string& path, const boost::json::value& v,
+FieldError type_error(const FieldPath& path, const boost::json::value& v,
                       std::string_view expected) {
   const std::string actual = json_type_name(v);
+  const std::string p = path.str();
   return field_type_invalid(
-      path, boost::json::value(actual),
-      path + " in body must be of type " + std::string(expected) + ": \"" + actual + "\"");
+      p, boost::json::value(actual),
+      p + " in body must be of type " + std::string(expected) + ": \"" + actual + "\"");
 }
 
 }  // namespace
 
-const boost::json::object* expect_object(Errors& errs, const std::string& path,
+const boost::json::object* expect_object(Errors& errs, const FieldPath& path,
                                          const boost::json::value& v) {
   if (const auto* o = v.if_object()) return o;
   errs.push_back(type_error(path, v, "object"));
   return nullptr;
 }
 
-const boost::json::array* expect_array(Errors& errs, const std::string& path,
+const boost::json::array* expect_array(Errors& errs, const FieldPath& path,
                                        const boost::json::value& v) {
   if (const auto* a = v.if_array()) return a;
   errs.push_back(type_error(path, v, "array"));
   return nullptr;
 }
 
-const boost::json::string* expect_string(Errors& errs, const std::string& path,
+const boost::json::string* expect_string(Errors& errs, const FieldPath& path,
                                          const boost::json::value& v) {
   if (const auto* s = v.if_string()) return s;
   errs.push_back(type_error(path, v, "string"));
   return nullptr;
 }
 
-std::optional<std::int64_t> expect_integer(Errors& errs, const std::string& path,
+std::optional<std::int64_t> expect_integer(Errors& errs, const FieldPath& path,
                                            const boost::json::value& v) {
   if (auto i = as_integer(v)) return i;
   errs.push_back(type_error(path, v, "integer"));
   return std::nullopt;
 }
 
-void check_named_object_list(Errors& errs, const std::string& path,
+void check_named_object_list(Errors& errs, const FieldPath& path,
                              const std::vector<boost::json::object>& items, std::size_t max_items,
-                             const std::vector<std::string_view>& required_fields) {
+                             std::initializer_list<std::string_view> required_fields) {
   check_max_items(errs, path, items.size(), max_items);
   std::vector<std::optional<boost::json::value>> keys;
   keys.reserve(items.size());
@@ -206,13 +192,13 @@ void check_named_object_list(Errors& errs, const std::string& path,
   }
   check_unique_map_keys(errs, path, "name", keys);
   for (std::size_t i = 0; i < items.size(); ++i) {
-    const std::string item_path = index(path, i);
+    const FieldPath item_path = FieldPath::index(path, i);
     for (const auto field : required_fields) {
       const auto* v = items[i].if_contains(field);
       if (v == nullptr) {
-        errs.push_back(field_required(child(item_path, field), ""));
+        errs.push_back(field_required(FieldPath::field(item_path, field).str(), ""));
       } else {
-        (void)expect_string(errs, child(item_path, field), *v);
+        (void)expect_string(errs, FieldPath::field(item_path, field), *v);
       }
     }
   }

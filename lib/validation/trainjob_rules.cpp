@@ -59,81 +59,84 @@ void root_rules(const TrainJob& job, Errors& errs) {
 }
 
 void runtime_ref_rules(const RuntimeRef& ref, const RuntimeRef* old, Errors& errs) {
-  const std::string path = "spec.runtimeRef";
-  const std::string name_path = child(path, "name");
+  const FieldPath path("spec.runtimeRef");
+  const FieldPath name_path = FieldPath::field(path, "name");
   if (ref.name.empty()) {
-    errs.push_back(field_required(name_path, ""));
+    errs.push_back(field_required(name_path.str(), ""));
   } else {
     check_max_length(errs, name_path, ref.name, 253);
   }
-  if (ref.api_group) check_max_length(errs, child(path, "apiGroup"), *ref.api_group, 253);
-  if (ref.kind) check_max_length(errs, child(path, "kind"), *ref.kind, 253);
+  if (ref.api_group)
+    check_max_length(errs, FieldPath::field(path, "apiGroup"), *ref.api_group, 253);
+  if (ref.kind) check_max_length(errs, FieldPath::field(path, "kind"), *ref.kind, 253);
   if (old != nullptr &&
       (old->name != ref.name || old->api_group != ref.api_group || old->kind != ref.kind)) {
-    errs.push_back(cel_invalid(path, std::nullopt, kImmutable));
+    errs.push_back(cel_invalid(path.str(), std::nullopt, kImmutable));
   }
 }
 
-void storage_initializer_rules(const StorageInitializer& init, const std::string& path,
+void storage_initializer_rules(const StorageInitializer& init, const FieldPath& path,
                                Errors& errs) {
   if (init.storage_uri) {
-    const std::string uri_path = child(path, "storageUri");
+    const FieldPath uri_path = FieldPath::field(path, "storageUri");
     check_max_length(errs, uri_path, *init.storage_uri, 2048);
     if (!is_storage_uri(*init.storage_uri)) {
       errs.push_back(
-          cel_invalid(uri_path, boost::json::value(*init.storage_uri),
+          cel_invalid(uri_path.str(), boost::json::value(*init.storage_uri),
                       "storageUri may be empty, or it must be a valid URI (scheme://...)"));
     }
   }
-  check_named_object_list(errs, child(path, "env"), init.env, 128, {"name"});
+  check_named_object_list(errs, FieldPath::field(path, "env"), init.env, 128, {"name"});
 }
 
 void initializer_rules(const Initializer& init, const Initializer* old, Errors& errs) {
-  const std::string path = "spec.initializer";
+  const FieldPath path("spec.initializer");
   if (old != nullptr && !cel_equal(init, *old)) {
-    errs.push_back(cel_invalid(path, std::nullopt, kImmutable));
+    errs.push_back(cel_invalid(path.str(), std::nullopt, kImmutable));
   }
-  if (init.dataset) storage_initializer_rules(*init.dataset, child(path, "dataset"), errs);
-  if (init.model) storage_initializer_rules(*init.model, child(path, "model"), errs);
+  if (init.dataset)
+    storage_initializer_rules(*init.dataset, FieldPath::field(path, "dataset"), errs);
+  if (init.model) storage_initializer_rules(*init.model, FieldPath::field(path, "model"), errs);
 }
 
-void string_list_rules(const std::vector<std::string>& list, const std::string& path,
-                       Errors& errs) {
+void string_list_rules(const std::vector<std::string>& list, const FieldPath& path, Errors& errs) {
   check_max_items(errs, path, list.size(), 128);
   for (std::size_t i = 0; i < list.size(); ++i) {
-    check_max_length(errs, index(path, i), list[i], 1048576);
+    check_max_length(errs, FieldPath::index(path, i), list[i], 1048576);
   }
 }
 
 void trainer_rules(const Trainer& trainer, const Trainer* old, Errors& errs) {
-  const std::string path = "spec.trainer";
+  const FieldPath path("spec.trainer");
   if (old != nullptr && !cel_equal(trainer, *old)) {
-    errs.push_back(cel_invalid(path, std::nullopt, kImmutable));
+    errs.push_back(cel_invalid(path.str(), std::nullopt, kImmutable));
   }
-  if (trainer.image) check_max_length(errs, child(path, "image"), *trainer.image, 500);
-  if (trainer.command) string_list_rules(*trainer.command, child(path, "command"), errs);
-  if (trainer.args) string_list_rules(*trainer.args, child(path, "args"), errs);
-  check_named_object_list(errs, child(path, "env"), trainer.env, 128, {"name"});
-  if (trainer.num_nodes) check_minimum(errs, child(path, "numNodes"), *trainer.num_nodes, 0);
+  if (trainer.image) check_max_length(errs, FieldPath::field(path, "image"), *trainer.image, 500);
+  if (trainer.command) string_list_rules(*trainer.command, FieldPath::field(path, "command"), errs);
+  if (trainer.args) string_list_rules(*trainer.args, FieldPath::field(path, "args"), errs);
+  check_named_object_list(errs, FieldPath::field(path, "env"), trainer.env, 128, {"name"});
+  if (trainer.num_nodes)
+    check_minimum(errs, FieldPath::field(path, "numNodes"), *trainer.num_nodes, 0);
   // libtrainer's own bound (the CRD has none): no runtime is needed to see that a TrainJob of
   // this many nodes has more pods than any TrainJob may have.
   if (trainer.num_nodes && *trainer.num_nodes > kMaxPodsPerTrainJob) {
-    errs.push_back(field_invalid(child(path, "numNodes"), boost::json::value(*trainer.num_nodes),
+    errs.push_back(field_invalid(FieldPath::field(path, "numNodes").str(),
+                                 boost::json::value(*trainer.num_nodes),
                                  "must be no more than " + std::to_string(kMaxPodsPerTrainJob) +
                                      ", the most pods a TrainJob may have"));
   }
   if (trainer.resources_per_node) {
-    check_resource_requirements(errs, child(path, "resourcesPerNode"),
-                                boost::json::value(*trainer.resources_per_node));
+    check_resource_requirements(errs, FieldPath::field(path, "resourcesPerNode"),
+                                *trainer.resources_per_node);
   }
   if (trainer.num_proc_per_node && *trainer.num_proc_per_node < 1) {
-    errs.push_back(cel_invalid(child(path, "numProcPerNode"),
+    errs.push_back(cel_invalid(FieldPath::field(path, "numProcPerNode").str(),
                                boost::json::value(*trainer.num_proc_per_node),
                                "numProcPerNode must be greater than or equal to 1"));
   }
 }
 
-void container_patches_rules(const std::vector<ContainerPatch>& containers, const std::string& path,
+void container_patches_rules(const std::vector<ContainerPatch>& containers, const FieldPath& path,
                              Errors& errs) {
   check_max_items(errs, path, containers.size(), 64);
   std::vector<std::optional<boost::json::value>> keys;
@@ -141,50 +144,52 @@ void container_patches_rules(const std::vector<ContainerPatch>& containers, cons
   for (const auto& c : containers) keys.emplace_back(boost::json::value(c.name));
   check_unique_map_keys(errs, path, "name", keys);
   for (std::size_t i = 0; i < containers.size(); ++i) {
-    const std::string item = index(path, i);
+    const FieldPath item = FieldPath::index(path, i);
     const ContainerPatch& c = containers[i];
     if (c.name.empty()) {
-      errs.push_back(field_required(child(item, "name"), ""));
+      errs.push_back(field_required(FieldPath::field(item, "name").str(), ""));
     } else {
-      check_max_length(errs, child(item, "name"), c.name, 253);
+      check_max_length(errs, FieldPath::field(item, "name"), c.name, 253);
     }
-    check_named_object_list(errs, child(item, "env"), c.env, 128, {"name"});
-    check_named_object_list(errs, child(item, "volumeMounts"), c.volume_mounts, 128,
+    check_named_object_list(errs, FieldPath::field(item, "env"), c.env, 128, {"name"});
+    check_named_object_list(errs, FieldPath::field(item, "volumeMounts"), c.volume_mounts, 128,
                             {"mountPath", "name"});
   }
 }
 
-void pod_spec_patch_rules(const PodSpecPatch& spec, const PodSpecPatch* old,
-                          const std::string& path, Errors& errs) {
+void pod_spec_patch_rules(const PodSpecPatch& spec, const PodSpecPatch* old, const FieldPath& path,
+                          Errors& errs) {
   // Transition rules of a field apply only when the old object has it too; for lists that are
   // omitempty, "present" means non-empty.
   const auto changed = [&](const std::string& field, bool present_both, bool equal) {
     if (old != nullptr && present_both && !equal) {
-      errs.push_back(cel_invalid(child(path, field), std::nullopt, kImmutable));
+      errs.push_back(cel_invalid(FieldPath::field(path, field).str(), std::nullopt, kImmutable));
     }
   };
   if (spec.service_account_name) {
-    const std::string p = child(path, "serviceAccountName");
+    const FieldPath p = FieldPath::field(path, "serviceAccountName");
     check_max_length(errs, p, *spec.service_account_name, 253);
     if (old != nullptr && old->service_account_name &&
         *old->service_account_name != *spec.service_account_name) {
-      errs.push_back(cel_invalid(p, boost::json::value(*spec.service_account_name), kImmutable));
+      errs.push_back(
+          cel_invalid(p.str(), boost::json::value(*spec.service_account_name), kImmutable));
     }
   }
-  check_named_object_list(errs, child(path, "volumes"), spec.volumes, 128, {"name"});
+  check_named_object_list(errs, FieldPath::field(path, "volumes"), spec.volumes, 128, {"name"});
   for (std::size_t i = 0; i < spec.volumes.size(); ++i) {
-    check_volume_quantities(errs, index(child(path, "volumes"), i), spec.volumes[i]);
+    check_volume_quantities(errs, FieldPath::index(FieldPath::field(path, "volumes"), i),
+                            spec.volumes[i]);
   }
   changed("volumes", old && !spec.volumes.empty() && !old->volumes.empty(),
           old && cel_equal_volumes(spec.volumes, old->volumes));
-  container_patches_rules(spec.init_containers, child(path, "initContainers"), errs);
+  container_patches_rules(spec.init_containers, FieldPath::field(path, "initContainers"), errs);
   changed("initContainers", old && !spec.init_containers.empty() && !old->init_containers.empty(),
           old && cel_equal(spec.init_containers, old->init_containers));
-  container_patches_rules(spec.containers, child(path, "containers"), errs);
+  container_patches_rules(spec.containers, FieldPath::field(path, "containers"), errs);
   changed("containers", old && !spec.containers.empty() && !old->containers.empty(),
           old && cel_equal(spec.containers, old->containers));
   {
-    const std::string p = child(path, "imagePullSecrets");
+    const FieldPath p = FieldPath::field(path, "imagePullSecrets");
     check_max_items(errs, p, spec.image_pull_secrets.size(), 64);
     std::vector<std::optional<boost::json::value>> keys;
     for (const auto& s : spec.image_pull_secrets) {
@@ -198,16 +203,16 @@ void pod_spec_patch_rules(const PodSpecPatch& spec, const PodSpecPatch* old,
   }
   changed("securityContext", old && spec.security_context && old->security_context,
           old && spec.security_context == old->security_context);
-  check_max_items(errs, child(path, "tolerations"), spec.tolerations.size(), 128);
-  check_named_object_list(errs, child(path, "schedulingGates"), spec.scheduling_gates, 16,
-                          {"name"});
+  check_max_items(errs, FieldPath::field(path, "tolerations"), spec.tolerations.size(), 128);
+  check_named_object_list(errs, FieldPath::field(path, "schedulingGates"), spec.scheduling_gates,
+                          16, {"name"});
   if (spec.termination_grace_period_seconds) {
-    const std::string p = child(path, "terminationGracePeriodSeconds");
+    const FieldPath p = FieldPath::field(path, "terminationGracePeriodSeconds");
     check_minimum(errs, p, *spec.termination_grace_period_seconds, 0);
     if (old != nullptr && old->termination_grace_period_seconds &&
         *old->termination_grace_period_seconds != *spec.termination_grace_period_seconds) {
-      errs.push_back(
-          cel_invalid(p, boost::json::value(*spec.termination_grace_period_seconds), kImmutable));
+      errs.push_back(cel_invalid(
+          p.str(), boost::json::value(*spec.termination_grace_period_seconds), kImmutable));
     }
   }
 }
@@ -229,19 +234,19 @@ const JobSetSpecPatch* jobset_spec_of(const RuntimePatch& patch) {
 }
 
 void jobset_spec_patch_rules(const JobSetSpecPatch& spec, const JobSetSpecPatch* old,
-                             const std::string& path, Errors& errs) {
-  const std::string jobs_path = child(path, "replicatedJobs");
+                             const FieldPath& path, Errors& errs) {
+  const FieldPath jobs_path = FieldPath::field(path, "replicatedJobs");
   const auto& jobs = spec.replicated_jobs;
   check_max_items(errs, jobs_path, jobs.size(), 100);
   std::vector<std::optional<boost::json::value>> keys;
   for (const auto& j : jobs) keys.emplace_back(boost::json::value(j.name));
   check_unique_map_keys(errs, jobs_path, "name", keys);
   for (std::size_t i = 0; i < jobs.size(); ++i) {
-    const std::string item = index(jobs_path, i);
+    const FieldPath item = FieldPath::index(jobs_path, i);
     if (jobs[i].name.empty()) {
-      errs.push_back(field_required(child(item, "name"), ""));
+      errs.push_back(field_required(FieldPath::field(item, "name").str(), ""));
     } else {
-      check_max_length(errs, child(item, "name"), jobs[i].name, 253);
+      check_max_length(errs, FieldPath::field(item, "name"), jobs[i].name, 253);
     }
     const PodSpecPatch* pod = pod_spec_of(jobs[i]);
     if (pod == nullptr) continue;
@@ -253,19 +258,20 @@ void jobset_spec_patch_rules(const JobSetSpecPatch& spec, const JobSetSpecPatch*
                        [&](const ReplicatedJobPatch& o) { return o.name == jobs[i].name; });
       if (it != old->replicated_jobs.end()) old_pod = pod_spec_of(*it);
     }
-    pod_spec_patch_rules(*pod, old_pod, child(item, "template.spec.template.spec"), errs);
+    pod_spec_patch_rules(*pod, old_pod, FieldPath::field(item, "template.spec.template.spec"),
+                         errs);
   }
 }
 
 void runtime_patches_rules(const std::vector<RuntimePatch>& patches,
                            const std::vector<RuntimePatch>* old, Errors& errs) {
-  const std::string path = "spec.runtimePatches";
+  const FieldPath path("spec.runtimePatches");
   check_max_items(errs, path, patches.size(), 16);
   std::vector<std::optional<boost::json::value>> keys;
   for (const auto& p : patches) keys.emplace_back(boost::json::value(p.manager));
   check_unique_map_keys(errs, path, "manager", keys);
   for (std::size_t i = 0; i < patches.size(); ++i) {
-    const std::string item = index(path, i);
+    const FieldPath item = FieldPath::index(path, i);
     const RuntimePatch& patch = patches[i];
     const RuntimePatch* old_patch = nullptr;
     if (old != nullptr) {
@@ -275,30 +281,30 @@ void runtime_patches_rules(const std::vector<RuntimePatch>& patches,
       if (it != old->end()) old_patch = &*it;
     }
     if (patch.manager.empty()) {
-      errs.push_back(field_required(child(item, "manager"), ""));
+      errs.push_back(field_required(FieldPath::field(item, "manager").str(), ""));
     } else {
-      check_max_length(errs, child(item, "manager"), patch.manager, 253);
+      check_max_length(errs, FieldPath::field(item, "manager"), patch.manager, 253);
     }
     // `manager: self == oldSelf` is evaluated on the old entry with the same key, which by
     // construction has the same manager: renaming a manager replaces one entry with another, so
     // this rule can never fail. Nothing to check.
     if (const JobSetSpecPatch* spec = jobset_spec_of(patch)) {
       const JobSetSpecPatch* old_spec = old_patch != nullptr ? jobset_spec_of(*old_patch) : nullptr;
-      jobset_spec_patch_rules(*spec, old_spec, child(item, "trainingRuntimeSpec.template.spec"),
-                              errs);
+      jobset_spec_patch_rules(*spec, old_spec,
+                              FieldPath::field(item, "trainingRuntimeSpec.template.spec"), errs);
     }
   }
 }
 
 }  // namespace
 
-void condition_rules(const Condition& c, const std::string& path, Errors& errs) {
+void condition_rules(const Condition& c, const FieldPath& path, Errors& errs) {
   static const std::regex kTypePattern(
       R"(^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$)");
   static const std::regex kReasonPattern(R"(^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$)");
-  const std::string type_path = child(path, "type");
+  const FieldPath type_path = FieldPath::field(path, "type");
   if (c.type.empty()) {
-    errs.push_back(field_required(type_path, ""));
+    errs.push_back(field_required(type_path.str(), ""));
   } else {
     check_max_length(errs, type_path, c.type, 316);
     if (!std::regex_match(c.type, kTypePattern)) {
@@ -308,35 +314,35 @@ void condition_rules(const Condition& c, const std::string& path, Errors& errs) 
     }
   }
   if (c.status.empty()) {
-    errs.push_back(field_required(child(path, "status"), ""));
+    errs.push_back(field_required(FieldPath::field(path, "status").str(), ""));
   } else {
-    check_enum(errs, child(path, "status"), c.status, {"True", "False", "Unknown"});
+    check_enum(errs, FieldPath::field(path, "status"), c.status, {"True", "False", "Unknown"});
   }
   if (c.observed_generation) {
-    check_minimum(errs, child(path, "observedGeneration"), *c.observed_generation, 0);
+    check_minimum(errs, FieldPath::field(path, "observedGeneration"), *c.observed_generation, 0);
   }
   if (c.last_transition_time.empty()) {
-    errs.push_back(field_required(child(path, "lastTransitionTime"), ""));
+    errs.push_back(field_required(FieldPath::field(path, "lastTransitionTime").str(), ""));
   }
-  const std::string reason_path = child(path, "reason");
+  const FieldPath reason_path = FieldPath::field(path, "reason");
   if (c.reason.empty()) {
-    errs.push_back(field_required(reason_path, ""));
+    errs.push_back(field_required(reason_path.str(), ""));
   } else {
     check_max_length(errs, reason_path, c.reason, 1024);
     if (!std::regex_match(c.reason, kReasonPattern)) {
       report_pattern(errs, reason_path, c.reason, "^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$");
     }
   }
-  check_max_length(errs, child(path, "message"), c.message, 32768);
+  check_max_length(errs, FieldPath::field(path, "message"), c.message, 32768);
 }
 
 namespace {
 
-void job_status_rules(const JobStatus& s, const std::string& path, Errors& errs) {
+void job_status_rules(const JobStatus& s, const FieldPath& path, Errors& errs) {
   if (s.name.empty()) {
-    errs.push_back(field_required(child(path, "name"), ""));
+    errs.push_back(field_required(FieldPath::field(path, "name").str(), ""));
   } else {
-    check_max_length(errs, child(path, "name"), s.name, 253);
+    check_max_length(errs, FieldPath::field(path, "name"), s.name, 253);
   }
   const std::pair<const char*, const std::optional<std::int32_t>*> counters[] = {
       {"ready", &s.ready},
@@ -346,38 +352,38 @@ void job_status_rules(const JobStatus& s, const std::string& path, Errors& errs)
       {"suspended", &s.suspended}};
   for (const auto& [field, value] : counters) {
     if (!value->has_value()) {
-      errs.push_back(field_required(child(path, field), ""));
+      errs.push_back(field_required(FieldPath::field(path, field).str(), ""));
     } else {
-      check_minimum(errs, child(path, field), **value, 0);
+      check_minimum(errs, FieldPath::field(path, field), **value, 0);
     }
   }
 }
 
 void trainer_status_rules(const TrainerStatus& s, Errors& errs) {
-  const std::string path = "status.trainerStatus";
+  const FieldPath path("status.trainerStatus");
   if (!s.last_updated_time) {
-    errs.push_back(cel_invalid(path, std::nullopt,
+    errs.push_back(cel_invalid(path.str(), std::nullopt,
                                "lastUpdatedTime is required when trainerStatus is present"));
   }
   if (s.progress_percentage) {
-    check_minimum(errs, child(path, "progressPercentage"), *s.progress_percentage, 0);
-    check_maximum(errs, child(path, "progressPercentage"), *s.progress_percentage, 100);
+    check_minimum(errs, FieldPath::field(path, "progressPercentage"), *s.progress_percentage, 0);
+    check_maximum(errs, FieldPath::field(path, "progressPercentage"), *s.progress_percentage, 100);
   }
   if (s.estimated_remaining_seconds) {
-    check_minimum(errs, child(path, "estimatedRemainingSeconds"), *s.estimated_remaining_seconds,
-                  0);
+    check_minimum(errs, FieldPath::field(path, "estimatedRemainingSeconds"),
+                  *s.estimated_remaining_seconds, 0);
   }
-  const std::string metrics_path = child(path, "metrics");
+  const FieldPath metrics_path = FieldPath::field(path, "metrics");
   check_max_items(errs, metrics_path, s.metrics.size(), 256);
   for (std::size_t i = 0; i < s.metrics.size(); ++i) {
-    const std::string item = index(metrics_path, i);
+    const FieldPath item = FieldPath::index(metrics_path, i);
     const std::pair<const char*, const std::string*> fields[] = {{"name", &s.metrics[i].name},
                                                                  {"value", &s.metrics[i].value}};
     for (const auto& [field, value] : fields) {
       if (value->empty()) {
-        errs.push_back(field_required(child(item, field), ""));
+        errs.push_back(field_required(FieldPath::field(item, field).str(), ""));
       } else {
-        check_max_length(errs, child(item, field), *value, 64);
+        check_max_length(errs, FieldPath::field(item, field), *value, 64);
       }
     }
   }
@@ -394,23 +400,23 @@ void status_rules(const TrainJobStatus& status, Errors& errs) {
     return;
   }
   {
-    const std::string path = "status.conditions";
+    const FieldPath path("status.conditions");
     check_max_items(errs, path, status.conditions.size(), 8);
     std::vector<std::optional<boost::json::value>> keys;
     for (const auto& c : status.conditions) keys.emplace_back(boost::json::value(c.type));
     check_unique_map_keys(errs, path, "type", keys);
     for (std::size_t i = 0; i < status.conditions.size(); ++i) {
-      condition_rules(status.conditions[i], index(path, i), errs);
+      condition_rules(status.conditions[i], FieldPath::index(path, i), errs);
     }
   }
   {
-    const std::string path = "status.jobsStatus";
+    const FieldPath path("status.jobsStatus");
     check_max_items(errs, path, status.jobs_status.size(), 100);
     std::vector<std::optional<boost::json::value>> keys;
     for (const auto& j : status.jobs_status) keys.emplace_back(boost::json::value(j.name));
     check_unique_map_keys(errs, path, "name", keys);
     for (std::size_t i = 0; i < status.jobs_status.size(); ++i) {
-      job_status_rules(status.jobs_status[i], index(path, i), errs);
+      job_status_rules(status.jobs_status[i], FieldPath::index(path, i), errs);
     }
   }
   if (status.trainer_status) trainer_status_rules(*status.trainer_status, errs);
@@ -435,24 +441,25 @@ void train_job_rules(const TrainJob& job, const TrainJob* old, Errors& errs) {
   runtime_patches_rules(spec.runtime_patches,
                         old_spec != nullptr ? &old_spec->runtime_patches : nullptr, errs);
   if (spec.active_deadline_seconds) {
-    const std::string p = "spec.activeDeadlineSeconds";
+    const FieldPath p("spec.activeDeadlineSeconds");
     check_minimum(errs, p, *spec.active_deadline_seconds, 1);
     if (old_spec != nullptr && old_spec->active_deadline_seconds &&
         *old_spec->active_deadline_seconds != *spec.active_deadline_seconds) {
-      errs.push_back(cel_invalid(p, boost::json::value(*spec.active_deadline_seconds), kImmutable));
+      errs.push_back(
+          cel_invalid(p.str(), boost::json::value(*spec.active_deadline_seconds), kImmutable));
     }
   }
   if (spec.managed_by) {
-    const std::string p = "spec.managedBy";
+    const FieldPath p("spec.managedBy");
     const std::string& v = *spec.managed_by;
     check_max_length(errs, p, v, 253);
     if (v != kManagedByTrainer && v != kManagedByMultiKueue) {
-      errs.push_back(cel_invalid(p, boost::json::value(v),
+      errs.push_back(cel_invalid(p.str(), boost::json::value(v),
                                  "ManagedBy must be trainer.kubeflow.org/trainjob-controller or "
                                  "kueue.x-k8s.io/multikueue if set"));
     }
     if (old_spec != nullptr && old_spec->managed_by && *old_spec->managed_by != v) {
-      errs.push_back(cel_invalid(p, boost::json::value(v), kImmutable));
+      errs.push_back(cel_invalid(p.str(), boost::json::value(v), kImmutable));
     }
   }
   if (job.status) status_rules(*job.status, errs);

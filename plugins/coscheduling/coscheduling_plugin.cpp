@@ -48,12 +48,14 @@ class CoSchedulingPlugin final : public EnforcePodGroupPolicyPlugin, public Comp
     if (!totals) return tl::unexpected(std::move(totals.error()));
 
     json::object spec;
+    spec.reserve(3);
     spec["minMember"] = totals->min_member;
     spec["minResources"] = std::move(totals->min_resources);
     spec["scheduleTimeoutSeconds"] =
         policy->schedule_timeout_seconds.value_or(kDefaultScheduleTimeoutSeconds);
 
     json::object pod_group;
+    pod_group.reserve(4);
     pod_group["apiVersion"] = kCoschedulingApiVersion;
     pod_group["kind"] = "PodGroup";
     pod_group["metadata"] = owned_object_metadata(job_name(job), job, effective_uid(job, ctx));

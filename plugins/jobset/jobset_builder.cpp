@@ -23,44 +23,57 @@ json::array string_array(const std::vector<std::string>& items) {
   return a;
 }
 
-std::string ancestor_of(const json::object& rjob) {
+std::string_view ancestor_of(const json::object& rjob) {
   const auto* labels = find_object(rjob, {"template", "metadata", "labels"});
-  return labels != nullptr ? find_string(*labels, kAncestorLabel).value_or("") : std::string();
+  return labels != nullptr ? string_view_at(*labels, kAncestorLabel) : std::string_view();
 }
 
 bool named(const json::value& v, std::string_view name) {
-  return v.is_object() && find_string(v.get_object(), "name").value_or("") == name;
+  return v.is_object() && string_view_at(v.get_object(), "name") == name;
 }
 
-// PodSet container -> template container, by position.
-void sync_container(json::object& target, const Container& c) {
+// `x`, moved from when `Take` (the Info is given up), else copied from.
+template <bool Take, class T>
+decltype(auto) given(T& x) {
+  if constexpr (Take) {
+    return std::move(x);
+  } else {
+    return static_cast<const T&>(x);
+  }
+}
+
+// PodSet container -> template container, by position. `C`: `Container`, or a `const
+// Container` when the Info is kept.
+template <bool Take, class C>
+void sync_container(json::object& target, C& c) {
   if (!c.command.empty()) target["command"] = string_array(c.command);
   if (!c.image.empty()) target["image"] = c.image;
-  if (!c.env.empty()) upsert_env(ensure_array(target, "env"), c.env);
-  for (const auto& p : c.ports) {
-    if (p.is_object()) upsert_port(ensure_array(target, "ports"), p.get_object());
+  if (!c.env.empty()) upsert_env(ensure_array(target, "env"), given<Take>(c.env));
+  for (auto& p : c.ports) {
+    if (p.is_object()) upsert_port(ensure_array(target, "ports"), given<Take>(p.get_object()));
   }
-  for (const auto& m : c.volume_mounts) {
+  for (auto& m : c.volume_mounts) {
     if (m.is_object()) {
-      upsert_volume_mount(ensure_array(target, "volumeMounts"), m.get_object());
+      upsert_volume_mount(ensure_array(target, "volumeMounts"), given<Take>(m.get_object()));
     }
   }
 }
 
-Result<void> sync_pod_sets(json::array& jobs, const Info& info) {
-  const auto& pod_sets = info.template_spec.pod_sets;
+// `PodSets`: the Info's `std::vector<PodSet>`, const when the Info is kept.
+template <bool Take, class PodSets>
+Result<void> sync_pod_sets(json::array& jobs, PodSets& pod_sets) {
   if (jobs.size() < pod_sets.size()) {
     return fail(ErrorCode::kInternal, "runtime template has " + std::to_string(jobs.size()) +
                                           " replicatedJobs but runtime info has " +
                                           std::to_string(pod_sets.size()) + " podSets");
   }
   for (std::size_t p = 0; p < pod_sets.size(); ++p) {
-    const PodSet& ps = pod_sets[p];
+    auto& ps = pod_sets[p];
     if (!jobs[p].is_object()) continue;
     auto& pod_spec = ensure_object(jobs[p].get_object(), {"template", "spec", "template", "spec"});
-    for (const auto& v : ps.volumes) {
+    for (auto& v : ps.volumes) {
       if (v.is_object()) {
-        upsert_volume(ensure_array(pod_spec, "volumes"), v.get_object());
+        upsert_volume(ensure_array(pod_spec, "volumes"), given<Take>(v.get_object()));
       }
     }
     if (!ps.containers.empty()) {
@@ -72,7 +85,7 @@ Result<void> sync_pod_sets(json::array& jobs, const Info& info) {
       }
       for (std::size_t c = 0; c < ps.containers.size(); ++c) {
         if (!containers[c].is_object()) containers[c] = json::object();
-        sync_container(containers[c].get_object(), ps.containers[c]);
+        sync_container<Take>(containers[c].get_object(), ps.containers[c]);
       }
     }
     if (!ps.init_containers.empty()) {
@@ -85,7 +98,7 @@ Result<void> sync_pod_sets(json::array& jobs, const Info& info) {
           inits.emplace_back(std::move(added));
         }
         if (!inits[c].is_object()) inits[c] = json::object();
-        sync_container(inits[c].get_object(), ps.init_containers[c]);
+        sync_container<Take>(inits[c].get_object(), ps.init_containers[c]);
       }
     }
   }
@@ -104,7 +117,7 @@ void build_initializers(json::array& jobs, const TrainJob& job) {
   for (auto& rjob_value : jobs) {
     if (!rjob_value.is_object()) continue;
     auto& rjob = rjob_value.get_object();
-    const std::string ancestor = ancestor_of(rjob);
+    const std::string_view ancestor = ancestor_of(rjob);
     const StorageInitializer* config = nullptr;
     if (ancestor == kAncestorDatasetInitializer) {
       if (job.spec.initializer && job.spec.initializer->dataset) {
@@ -150,7 +163,7 @@ void build_trainer(json::array& jobs, const Info& info, const TrainJob& job) {
     if (!rjob_value.is_object()) continue;
     auto& rjob = rjob_value.get_object();
     const bool is_trainer = ancestor_of(rjob) == kAncestorTrainer;
-    const bool is_node = find_string(rjob, "name").value_or("") == std::string_view(kNodeName);
+    const bool is_node = string_view_at(rjob, "name") == kNodeName;
     if (is_trainer) rjob["replicas"] = 1;
     if (!(is_trainer || (launcher_as_node && is_node)) || trainer == nullptr) continue;
     auto* pod_spec = find_object(rjob, {"template", "spec", "template", "spec"});
@@ -190,14 +203,15 @@ void stamp_pod_metadata(json::array& jobs, const SchedulerInfo& scheduler) {
 
 json::object string_map(const StringMap& m) {
   json::object o;
+  o.reserve(m.size());
   for (const auto& [k, v] : m) o[k] = v;
   return o;
 }
 
-}  // namespace
-
-Result<std::vector<json::value>> JobSetPlugin::build(const Info& info, const TrainJob& job,
-                                                     const PluginContext& ctx) {
+// The JobSet: `info`'s JobSet spec with its PodSets written into it, moved out of `*taken` (the
+// same Info, given up) when not null, else copied.
+Result<std::vector<json::value>> build_jobset(const Info& info, const TrainJob& job,
+                                              const PluginContext& ctx, Info* taken) {
   const std::string name = job.metadata.name.value_or("");
   const std::string ns = train_job_namespace(job);
   // A running JobSet is never re-applied.
@@ -212,9 +226,12 @@ Result<std::vector<json::value>> JobSetPlugin::build(const Info& info, const Tra
     if (!job.spec.suspend.value_or(false) && !existing_suspended) return std::vector<json::value>{};
   }
 
-  json::object spec = info.template_spec.jobset_spec;
+  json::object spec = taken != nullptr ? std::move(taken->template_spec.jobset_spec)
+                                       : info.template_spec.jobset_spec;
   json::array& jobs = ensure_array(spec, "replicatedJobs");
-  if (auto r = sync_pod_sets(jobs, info); !r) return tl::unexpected(r.error());
+  auto synced = taken != nullptr ? sync_pod_sets<true>(jobs, taken->template_spec.pod_sets)
+                                 : sync_pod_sets<false>(jobs, info.template_spec.pod_sets);
+  if (!synced) return tl::unexpected(synced.error());
   build_initializers(jobs, job);
   build_trainer(jobs, info, job);
   stamp_pod_metadata(jobs, info.scheduler);
@@ -225,6 +242,7 @@ Result<std::vector<json::value>> JobSetPlugin::build(const Info& info, const Tra
   }
 
   json::object meta;
+  meta.reserve(5);
   meta["name"] = name;
   meta["namespace"] = ns;
   if (!info.labels.empty()) meta["labels"] = string_map(info.labels);
@@ -233,6 +251,7 @@ Result<std::vector<json::value>> JobSetPlugin::build(const Info& info, const Tra
       json::array{train_job_owner_reference(job, job.metadata.uid.value_or(""))};
 
   json::object jobset;
+  jobset.reserve(4);
   jobset["apiVersion"] = kJobSetApiVersion;
   jobset["kind"] = kJobSetKind;
   jobset["metadata"] = std::move(meta);
@@ -240,6 +259,18 @@ Result<std::vector<json::value>> JobSetPlugin::build(const Info& info, const Tra
   std::vector<json::value> out;
   out.emplace_back(std::move(jobset));
   return out;
+}
+
+}  // namespace
+
+Result<std::vector<json::value>> JobSetPlugin::build(const Info& info, const TrainJob& job,
+                                                     const PluginContext& ctx) {
+  return build_jobset(info, job, ctx, nullptr);
+}
+
+Result<std::vector<json::value>> JobSetPlugin::build_taking_info(Info& info, const TrainJob& job,
+                                                                 const PluginContext& ctx) {
+  return build_jobset(info, job, ctx, &info);
 }
 
 }  // namespace trainer::plugins::jobset

@@ -27,6 +27,9 @@ class JobSetPlugin final : public CustomValidationPlugin,
                                             const PluginContext& /*ctx*/) override;
   [[nodiscard]] Result<std::vector<boost::json::value>> build(const Info& info, const TrainJob& job,
                                                               const PluginContext& ctx) override;
+  [[nodiscard]] bool takes_info() const override { return true; }
+  [[nodiscard]] Result<std::vector<boost::json::value>> build_taking_info(
+      Info& info, const TrainJob& job, const PluginContext& ctx) override;
 };
 
 }  // namespace trainer::plugins::jobset

@@ -44,7 +44,7 @@ void sync_parallel_count(Info& info) {
   for (const auto& ps : info.template_spec.pod_sets) {
     if (!ps.count) continue;
     for (auto& rjob : *jobs) {
-      if (!rjob.is_object() || find_string(rjob.get_object(), "name").value_or("") != ps.name) {
+      if (!rjob.is_object() || string_view_at(rjob.get_object(), "name") != ps.name) {
         continue;
       }
       auto& job_spec = ensure_object(rjob.get_object(), {"template", "spec"});

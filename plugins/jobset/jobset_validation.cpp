@@ -160,7 +160,9 @@ ValidationResult JobSetPlugin::validate(const Info& info, const TrainJob* old_jo
   // these rules never fire in its webhook: docs/upstream-differences.md).
   const auto names = container_names(jobs);
   const auto* runtime_jobs = find_array(info.template_spec.runtime_jobset_spec, "replicatedJobs");
-  const auto runtime_names = runtime_jobs != nullptr ? container_names(*runtime_jobs) : names;
+  std::optional<ContainerNames> unpatched;  // kept only when there are patches
+  if (runtime_jobs != nullptr) unpatched = container_names(*runtime_jobs);
+  const ContainerNames& runtime_names = unpatched ? *unpatched : names;
 
   ErrorValues values(new_job);
   if (new_job.spec.initializer && new_job.spec.initializer->dataset) {

@@ -115,21 +115,26 @@ class TorchPlugin final : public CustomValidationPlugin, public EnforceMLPolicyP
 
     const std::int64_t num_nodes =
         trainer_ps != nullptr && trainer_ps->count ? *trainer_ps->count : 1;
-    const json::array pet_envs = {
-        env_value("PET_NNODES", std::to_string(num_nodes)),
-        env_value("PET_NPROC_PER_NODE", proc_per_node.to_string()),
-        env_field_ref("PET_NODE_RANK", kJobCompletionIndexFieldPath),
+    // Built for each container they go into, and moved into its env there.
+    const auto pet_envs = [&] {
+      return json::array{
+          env_value("PET_NNODES", std::to_string(num_nodes)),
+          env_value("PET_NPROC_PER_NODE", proc_per_node.to_string()),
+          env_field_ref("PET_NODE_RANK", kJobCompletionIndexFieldPath),
+      };
     };
-    const json::array master_envs = {
-        env_value("PET_MASTER_ADDR", rank0_host(job)),
-        env_value("PET_MASTER_PORT", std::to_string(kContainerTrainerPort)),
+    const auto master_envs = [&] {
+      return json::array{
+          env_value("PET_MASTER_ADDR", rank0_host(job)),
+          env_value("PET_MASTER_PORT", std::to_string(kContainerTrainerPort)),
+      };
     };
 
     if (trainer_container != nullptr) {
-      upsert_env(trainer_container->env, pet_envs);
+      upsert_env(trainer_container->env, pet_envs());
       auto& command = job.spec.trainer->command;
       if (!is_torchtune_command(command)) {
-        upsert_env(trainer_container->env, master_envs);
+        upsert_env(trainer_container->env, master_envs());
       } else {
         for (auto& token : torchtune_command_suffix(info, job, num_nodes, proc_per_node, *gpus)) {
           command->push_back(std::move(token));
@@ -146,8 +151,8 @@ class TorchPlugin final : public CustomValidationPlugin, public EnforceMLPolicyP
           Container* container = find_container_by_pod_set_name(info, target.job_name, name);
           if (container == nullptr)
             return fail(ErrorCode::kInvalid, target_not_found(target, name));
-          upsert_env(container->env, pet_envs);
-          upsert_env(container->env, master_envs);
+          upsert_env(container->env, pet_envs());
+          upsert_env(container->env, master_envs());
         }
       }
     }

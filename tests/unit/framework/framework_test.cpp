@@ -2,8 +2,10 @@
 #include "test_support.hpp"
 #include "trainer/render.hpp"
 
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -270,4 +272,109 @@ TEST_CASE("RenderContext::find without a lookup finds nothing") {
   };
   CHECK(ctx.find("v1", "Secret", "default", "x") == std::optional<boost::json::value>("found"));
   CHECK_FALSE(ctx.find("v1", "Secret", "default", "y"));
+}
+
+namespace {
+
+// A builder whose ConfigMap records how many keys the Info's JobSet spec had when it ran;
+// `takes`: it takes the Info (as the JobSet plugin does) and keeps the spec in its object.
+class SpecBuilder final : public trainer::ComponentBuilderPlugin {
+ public:
+  SpecBuilder(std::string name, std::vector<std::string>* log, bool takes, bool fails = false)
+      : name_(std::move(name)), log_(log), takes_(takes), fails_(fails) {}
+  std::string_view name() const override { return name_; }
+  trainer::Phases phases() const override { return {trainer::Phase::kComponentBuilder}; }
+  bool takes_info() const override { return takes_; }
+  Result<std::vector<boost::json::value>> build(const Info& info, const TrainJob&,
+                                                const trainer::PluginContext&) override {
+    log_->push_back(name_ + ":build");
+    return made(info.template_spec.jobset_spec);
+  }
+  Result<std::vector<boost::json::value>> build_taking_info(
+      Info& info, const TrainJob&, const trainer::PluginContext&) override {
+    log_->push_back(name_ + ":take");
+    return made(std::move(info.template_spec.jobset_spec));
+  }
+
+ private:
+  Result<std::vector<boost::json::value>> made(boost::json::object spec) const {
+    if (fails_) return trainer::fail(trainer::ErrorCode::kInvalid, name_ + " failed");
+    const auto keys = static_cast<std::int64_t>(spec.size());
+    return std::vector<boost::json::value>{
+        boost::json::object{{"apiVersion", "v1"},
+                            {"kind", "ConfigMap"},
+                            {"metadata", {{"name", name_}}},
+                            {"data", {{"keys", keys}, {"spec", std::move(spec)}}}}};
+  }
+  std::string name_;
+  std::vector<std::string>* log_;
+  bool takes_;
+  bool fails_;
+};
+
+trainer::Framework spec_builders(std::vector<std::string>* log, bool before_fails, bool taker_fails,
+                                 bool after_fails) {
+  auto fw = trainer::Framework::from_registry({
+      {"Before", [=] { return std::make_shared<SpecBuilder>("Before", log, false, before_fails); }},
+      {"Taker", [=] { return std::make_shared<SpecBuilder>("Taker", log, true, taker_fails); }},
+      {"Second", [=] { return std::make_shared<SpecBuilder>("Second", log, true); }},
+      {"After", [=] { return std::make_shared<SpecBuilder>("After", log, false, after_fails); }},
+  });
+  REQUIRE(fw);
+  return std::move(*fw);
+}
+
+Info info_with_spec() {
+  Info info;
+  info.template_spec.jobset_spec = boost::json::object{{"replicatedJobs", boost::json::array{}}};
+  return info;
+}
+
+std::int64_t keys_seen(const boost::json::value& object) {
+  return object.at("data").at("keys").as_int64();
+}
+
+}  // namespace
+
+TEST_CASE("a render that gives its Info up lets the first builder that takes it run last") {
+  std::vector<std::string> log;
+  const auto fw = spec_builders(&log, false, false, false);
+  Info info = info_with_spec();
+  auto objects = fw.run_component_builders(std::move(info), TrainJob{}, RenderContext{});
+  REQUIRE(objects);
+  // Every other builder ran before the taker and saw the spec; the objects keep plugin order.
+  CHECK(log ==
+        std::vector<std::string>{"Before:build", "Second:build", "After:build", "Taker:take"});
+  REQUIRE(objects->size() == 4);
+  const std::vector<std::string> names = {"Before", "Taker", "Second", "After"};
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    CHECK(objects->at(i).at("metadata").at("name").as_string() == names[i]);
+    CHECK(keys_seen(objects->at(i)) == 1);
+  }
+  CHECK(objects->at(1).at("data").at("spec").as_object().contains("replicatedJobs"));
+}
+
+TEST_CASE("run_component_builders on a kept Info calls build only, in plugin order") {
+  std::vector<std::string> log;
+  const auto fw = spec_builders(&log, false, false, false);
+  const Info info = info_with_spec();
+  auto objects = fw.run_component_builders(info, TrainJob{}, RenderContext{});
+  REQUIRE(objects);
+  CHECK(log ==
+        std::vector<std::string>{"Before:build", "Taker:build", "Second:build", "After:build"});
+  CHECK(info.template_spec.jobset_spec.size() == 1);
+}
+
+TEST_CASE("the taker's error comes first, as in plugin order") {
+  const auto run = [](bool before_fails, bool taker_fails, bool after_fails) {
+    std::vector<std::string> log;
+    const auto fw = spec_builders(&log, before_fails, taker_fails, after_fails);
+    auto r = fw.run_component_builders(info_with_spec(), TrainJob{}, RenderContext{});
+    REQUIRE_FALSE(r);
+    return r.error().message;
+  };
+  CHECK(run(true, true, true) == "Before failed");
+  CHECK(run(false, true, true) == "Taker failed");
+  CHECK(run(false, false, true) == "After failed");
+  CHECK(run(false, true, false) == "Taker failed");
 }

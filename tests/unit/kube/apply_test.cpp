@@ -66,3 +66,31 @@ TEST_CASE("env_to_apply_form keeps what upstream's apply configuration keeps", "
             obj(R"({"name":"F","valueFrom":{"fileKeyRef":{"path":"p","key":"k"}}})"))) ==
         R"({"name":"F"})");
 }
+
+TEST_CASE("the upserts give the same lists whether they copy or move the items", "[apply]") {
+  const auto env = arr(R"([{"name":"A","value":"1"}])");
+  const auto vars = arr(R"([{"name":"A","value":"one"},{"name":"B","value":"2"}])");
+  const auto port = obj(R"({"name":"http","containerPort":9090})");
+  const auto volume = obj(R"({"name":"data","emptyDir":{}})");
+  const auto mount = obj(R"({"name":"data","mountPath":"/data"})");
+
+  auto copied_env = env;
+  upsert_env(copied_env, vars);
+  upsert_env(copied_env, vars.at(0).as_object());
+  auto moved_env = env;
+  upsert_env(moved_env, json::array(vars));
+  upsert_env(moved_env, json::object(vars.at(0).as_object()));
+  CHECK(json::serialize(moved_env) == json::serialize(copied_env));
+  CHECK(json::serialize(moved_env) == R"([{"name":"A","value":"one"},{"name":"B","value":"2"}])");
+
+  json::array copied;
+  json::array moved;
+  upsert_port(copied, port);
+  upsert_port(moved, json::object(port));
+  upsert_volume(copied, volume);
+  upsert_volume(moved, json::object(volume));
+  upsert_volume_mount(copied, mount);
+  upsert_volume_mount(moved, json::object(mount));
+  CHECK(json::serialize(moved) == json::serialize(copied));
+  CHECK(copied.size() == 3);
+}
