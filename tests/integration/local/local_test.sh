@@ -587,7 +587,11 @@ case_launcher() {
   timeout 60 "$trainerctl" run -f "$tmp/tj.yaml" -f "$tmp/rt.yaml" --run-dir "$tmp/run" \
     >"$tmp/out" 2>"$tmp/err" &
   local ctl=$!
-  pod_pids() { grep -o '"prefix":"[^"]*"[^}]*"pid":[0-9]*' "$tmp/run/state.json" 2>/dev/null | grep -o '[0-9]*$'; }
+  # A pod not started yet shows pid 0.
+  pod_pids() {
+    grep -o '"prefix":"[^"]*"[^}]*"pid":[0-9]*' "$tmp/run/state.json" 2>/dev/null |
+      grep -o '[0-9]*$' | grep -v '^0$' || true
+  }
   for i in $(seq 1 100); do
     [[ $(pod_pids | wc -l) -ge 3 ]] && break
     sleep 0.1
@@ -649,7 +653,7 @@ YAML
     --run-dir "$tmp/run" >"$tmp/out" 2>"$tmp/err" &
   ctl=$!
   local launcher=""
-  for i in $(seq 1 100); do
+  for i in $(seq 1 200); do
     executor=$(pgrep -P "$ctl" -x trainerctl || true)
     [[ -n $executor ]] && launcher=$(pgrep -P "$executor" -f 'trainer-pod launch' || true)
     [[ -n $launcher ]] && grep -q '^trial trials-trial-0 Running' "$tmp/err" && break
