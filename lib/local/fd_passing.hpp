@@ -18,16 +18,21 @@ namespace trainer::local::fd_passing {
 /// The most descriptors one message carries.
 inline constexpr std::size_t kMaxFds = 8;
 
-/// Sends `len` bytes of `data` as one message with `fds[0..count)` attached (count <= kMaxFds),
-/// never raising SIGPIPE; retries when interrupted. Returns sendmsg's result.
+/// Sends `len` bytes of `data` as one message with `fds[0..count)` attached, never raising
+/// SIGPIPE; retries when interrupted. Returns sendmsg's result (-1 with EINVAL, nothing sent,
+/// for more than kMaxFds descriptors).
 inline ssize_t send_with_fds(int socket, const void* data, std::size_t len, const int* fds,
                              std::size_t count) noexcept {
+  if (count > kMaxFds) {
+    errno = EINVAL;
+    return -1;
+  }
   iovec iov{const_cast<void*>(data), len};
   msghdr msg{};
   msg.msg_iov = &iov;
   msg.msg_iovlen = 1;
   alignas(cmsghdr) char control[CMSG_SPACE(kMaxFds * sizeof(int))] = {};
-  if (count > 0 && count <= kMaxFds) {
+  if (count > 0) {
     msg.msg_control = control;
     msg.msg_controllen = CMSG_SPACE(count * sizeof(int));
     cmsghdr* c = CMSG_FIRSTHDR(&msg);
