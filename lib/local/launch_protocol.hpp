@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -43,13 +44,17 @@ struct Reply {
 /// Largest request (the argv is the helper, a subcommand and a spec path).
 inline constexpr std::size_t kMaxRequest = 16 * 1024;
 
-/// Makes `given[i]` descriptor i (0 to 3), closing i where `given[i]` is negative, then closes
+/// Turns the calling child into a pod's init before it runs: leads a process group of its own
+/// (Ctrl-C reaches the executor only), arms `death_signal` for when its parent thread ends, and
+/// makes `given[i]` descriptor i (0 to 3), closing i where `given[i]` is negative, then closes
 /// every descriptor from 4 on. Raw system calls only: it runs in a child that shares its
 /// parent's memory until the exec (pod_spawn.cpp) as well as in a forked one (launcher.cpp).
 /// Sources below 4 are moved above first, so no dup3 overwrites a later one's source (and no
 /// source is its own target, whose close-on-exec flag dup3 would not clear).
-__attribute__((no_sanitize("address", "thread", "undefined"))) inline void install_descriptors(
-    const int (&given)[4]) noexcept {
+__attribute__((no_sanitize("address", "thread", "undefined"))) inline void enter_pod_process(
+    int death_signal, const int (&given)[4]) noexcept {
+  syscall(SYS_setpgid, 0, 0);
+  syscall(SYS_prctl, PR_SET_PDEATHSIG, death_signal, 0, 0, 0);
   int fds[4];
   for (int i = 0; i < 4; ++i) {
     fds[i] = given[i];

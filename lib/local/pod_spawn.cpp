@@ -11,7 +11,6 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -29,9 +28,7 @@ constexpr std::size_t kChildStack = 16 * 1024;
 // parent's thread), and nothing written but the child's own stack.
 __attribute__((no_sanitize("address", "thread", "undefined"), noinline)) int child_main(void* arg) {
   const auto& request = *static_cast<const SpawnRequest*>(arg);
-  syscall(SYS_setpgid, 0, 0);  // out of the terminal's group: Ctrl-C reaches the executor only
-  syscall(SYS_prctl, PR_SET_PDEATHSIG, request.death_signal, 0, 0, 0);
-  launch::install_descriptors(request.fds);
+  launch::enter_pod_process(request.death_signal, request.fds);
   syscall(SYS_execve, request.path, request.argv, environ);
   syscall(SYS_exit_group, 125);
   return 125;

@@ -19,7 +19,6 @@
 #include <vector>
 
 #include <sched.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -63,14 +62,12 @@ void set_title(const Title& title, const std::vector<char*>& argv) {
 [[noreturn]] void become_init(const launch::RequestHeader& header, const std::vector<int>& fds,
                               std::vector<char*>& argv, const Title& title) {
   set_title(title, argv);
-  setpgid(0, 0);  // out of the terminal's group: Ctrl-C reaches the executor only
-  prctl(PR_SET_PDEATHSIG, header.death_signal);
   int given[4] = {-1, -1, -1, -1};
   std::size_t next = 0;
   for (int i = 0; i < 4; ++i) {
     if ((header.fd_mask & (1U << i)) != 0) given[i] = fds[next++];
   }
-  launch::install_descriptors(given);
+  launch::enter_pod_process(header.death_signal, given);
   std::exit(helper_main(static_cast<int>(argv.size()) - 1, argv.data()));
 }
 
