@@ -8,6 +8,7 @@
 #include "support/test_client.hpp"
 #include "trainer/controller.hpp"
 #include "trainer/kube.hpp"
+#include "wait_until.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -98,13 +99,9 @@ struct Fixture {
   bool has_job_set(const std::string& name) { return job_set_names().count(name) != 0; }
 };
 
+// Every 50 ms: a poll often lists JobSets on the API server.
 bool wait_until(const std::function<bool()>& done, std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(50ms);
-  }
-  return done();
+  return trainer::testing::wait_until(done, timeout, 50ms);
 }
 
 // Reconciles seen through on_reconcile, by key.

@@ -15,6 +15,7 @@
 #include "trainer/codec.hpp"
 #include "trainer/controller.hpp"
 #include "trainer/kube.hpp"
+#include "wait_until.hpp"
 
 #include <boost/json/parse.hpp>
 #include <catch2/catch.hpp>
@@ -44,6 +45,7 @@ using trainer::testing::TcpProxy;
 using trainer::testing::test_client_options;
 using trainer::testing::unique_namespace;
 using trainer::testing::url_port;
+using trainer::testing::wait_until;
 
 namespace {
 
@@ -84,15 +86,6 @@ kube::Resource config_maps_resource() {
 std::string data_of(const ObjectCache::Read& read) {
   REQUIRE(read.object);
   return std::string(read.object->at("data").at("k").as_string());
-}
-
-bool wait_until(const std::function<bool()>& done, std::chrono::milliseconds timeout) {
-  const auto deadline = Steady::now() + timeout;
-  while (Steady::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(20ms);
-  }
-  return done();
 }
 
 // No silent watch is dropped and resumed during a test (a resumed watch is a request).

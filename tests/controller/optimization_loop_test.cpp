@@ -10,11 +10,13 @@
 #include "trainer/cluster.hpp"
 #include "trainer/controller.hpp"
 #include "trainer/kube.hpp"
+#include "wait_until.hpp"
 
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <functional>
 #include <mutex>
 #include <set>
 #include <string>
@@ -177,15 +179,9 @@ trainer::controller::ControllerMetrics run_once(Fixture& f, Seen& seen) {
   return controller.metrics();
 }
 
-// Polls `ready` for at most `bound`.
-template <typename F>
-bool eventually(F ready, std::chrono::seconds bound = 30s) {
-  const auto end = std::chrono::steady_clock::now() + bound;
-  while (std::chrono::steady_clock::now() < end) {
-    if (ready()) return true;
-    std::this_thread::sleep_for(100ms);
-  }
-  return ready();
+// Polls `ready` every 100 ms (each poll reads the API server) for at most `bound`.
+bool eventually(const std::function<bool()>& ready, std::chrono::milliseconds bound = 30s) {
+  return trainer::testing::wait_until(ready, bound, 100ms);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 // certificate hot swap and a throwing handler.
 #include "serving/https_server.hpp"
 #include "serving/certificates.hpp"
+#include "wait_until.hpp"
 
 #include <curl/curl.h>
 #include <catch2/catch.hpp>
@@ -23,6 +24,8 @@ namespace {
 using namespace trainer::serving;
 using Catch::Matchers::Contains;
 using Catch::Matchers::StartsWith;
+using trainer::testing::wait_until;
+using namespace std::chrono_literals;
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
 
@@ -31,19 +34,6 @@ Response text(std::string body) {
   response.content_type = "text/plain";
   response.body = std::move(body);
   return response;
-}
-
-// The server counts a connection until its handler has run down, which can be a moment after the
-// client has read the last byte: poll for up to two seconds instead of reading once.
-template <typename Done>
-bool wait_for_connections(const HttpsServer& server, Done done) {
-  for (int i = 0; i < 200; ++i) {
-    if (done(server.connections())) {
-      return true;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return done(server.connections());
 }
 
 ServerOptions plain_options() {
@@ -234,7 +224,7 @@ TEST_CASE("HttpsServer bounds the header and each route's body", "[serving]") {
       exchange(server->port(),
                "GET /hello HTTP/1.1\r\nHost: a\r\nX-Big: " + std::string(10000, 'y') + "\r\n\r\n");
   CHECK_THAT(header, StartsWith("HTTP/1.1 431"));
-  CHECK(wait_for_connections(*server, [](int open) { return open == 0; }));
+  CHECK(wait_until([&] { return server->connections() == 0; }, 2s, 10ms));
 }
 
 TEST_CASE("HttpsServer reads and drops a body it refused before closing", "[serving]") {
@@ -253,7 +243,7 @@ TEST_CASE("HttpsServer reads and drops a body it refused before closing", "[serv
     CHECK_THAT(reply, StartsWith(target == path ? "HTTP/1.1 413" : "HTTP/1.1 404"));
   }
   // The server's side ends once the client closes (or the discard time passes).
-  CHECK(wait_for_connections(*server, [](int open) { return open == 0; }));
+  CHECK(wait_until([&] { return server->connections() == 0; }, 2s, 10ms));
 }
 
 TEST_CASE("HttpsServer answers Expect: 100-continue", "[serving]") {
@@ -325,7 +315,7 @@ TEST_CASE("HttpsServer closes connections beyond max_connections", "[serving]") 
   tcp::socket second(io);
   first.connect({asio::ip::make_address("127.0.0.1"), server->port()});
   second.connect({asio::ip::make_address("127.0.0.1"), server->port()});
-  REQUIRE(wait_for_connections(*server, [](int open) { return open == 2; }));
+  REQUIRE(wait_until([&] { return server->connections() == 2; }, 2s, 10ms));
   // The third is closed unanswered.
   const auto third =
       exchange(server->port(), "GET /hello HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n",
@@ -333,7 +323,7 @@ TEST_CASE("HttpsServer closes connections beyond max_connections", "[serving]") 
   CHECK(third.empty());
   first.close();
   second.close();
-  REQUIRE(wait_for_connections(*server, [](int open) { return open == 0; }));
+  REQUIRE(wait_until([&] { return server->connections() == 0; }, 2s, 10ms));
   CHECK_THAT(
       exchange(server->port(), "GET /hello HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"),
       StartsWith("HTTP/1.1 200"));
@@ -346,7 +336,7 @@ TEST_CASE("HttpsServer stops within its shutdown timeout with idle connections o
   asio::io_context io;
   tcp::socket idle(io);
   idle.connect({asio::ip::make_address("127.0.0.1"), server->port()});
-  REQUIRE(wait_for_connections(*server, [](int open) { return open == 1; }));
+  REQUIRE(wait_until([&] { return server->connections() == 1; }, 2s, 10ms));
   const auto started = std::chrono::steady_clock::now();
   server->stop();
   CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(1));
